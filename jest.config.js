@@ -1,0 +1,28 @@
+// Three projects: unit specs live beside the code; integration and e2e suites run
+// against real NATS, Redis and Postgres (see test/support/environment.ts).
+const swc = ['@swc/jest', { swcrc: true }];
+const shared = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^#contracts$': '<rootDir>/libs/contracts/src/index.ts',
+    '^#config$': '<rootDir>/libs/config/src/index.ts',
+    '^#messaging$': '<rootDir>/libs/messaging/src/index.ts',
+    '^#persistence$': '<rootDir>/libs/persistence/src/index.ts',
+    '^#test-support$': '<rootDir>/test/support/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+};
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+    },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+  ],
+};

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+// Configuration is read from the environment once, at boot, validated with a schema, and then
+// injected as a typed object. Nothing else in Tether reads process.env.
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` with `schema`; a bad value fails with a message that names the variable. */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
+  );
+}
+
+/** A URL with one of the given protocols. */
+export function urlVar(protocols: string[], fallback: string) {
+  return z
+    .string()
+    .default(fallback)
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a ${protocols.join(' or ')} URL`);
+}
+
+export function intVar(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return z.coerce.number().int().min(min).max(max).default(fallback);
+}
+
+export function boolVar(fallback: boolean) {
+  return z
+    .enum(['1', '0', 'true', 'false', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === '1' || value === 'true' || value === 'yes');
+}
+
+/** The connection settings every service shares. */
+export const natsUrlVar = () =>
+  z
+    .string()
+    .default('nats://127.0.0.1:4222')
+    .refine(
+      (value) => value.split(',').every((server) => /^(nats|tls|ws|wss):\/\/[^\s]+$/.test(server)),
+      'must be a comma-separated list of nats:// URLs',
+    );
+export const redisUrlVar = () => urlVar(['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
+export const databaseUrlVar = () =>
+  urlVar(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/tether');
+export const logLevelVar = () =>
+  z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');

@@ -1,0 +1,82 @@
+// Every bound of the contract, named once. Values come from the reference behaviour
+// (../shared/design/reference/liaison-edge-agent.md, section in brackets) unless said otherwise.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** HTTP request bodies [§2.1]. */
+export const HTTP_BODY_LIMIT_BYTES = 256 * KiB;
+/** An edge_agent_v1 request or reply on the wire [§1]. */
+export const RPC_PAYLOAD_LIMIT_BYTES = 512 * KiB;
+
+/** Field sizes [§2.2]. */
+export const TEXT_MAX_BYTES = 16 * KiB;
+export const PROJECT_MAX_BYTES = 4096;
+export const INSTALLATION_ID_MAX_BYTES = 64;
+export const SESSION_ID_MAX_BYTES = 64;
+export const DIRECTORY_MAX_BYTES = 4096;
+export const MODEL_MAX_BYTES = 128;
+export const OPAQUE_ID_LENGTH = 32;
+export const ACTOR_ID_MAX_LENGTH = 32;
+export const TITLE_MAX_RUNES = 120;
+export const HISTORY_PAGE_MAX = 100_000;
+export const ANSWERS_MIN = 1;
+export const ANSWERS_MAX = 3;
+export const QUESTION_ID_MAX_BYTES = 128;
+export const ANSWER_MAX_BYTES = 4096;
+export const ATTACHMENTS_MAX = 8;
+export const ATTACHMENT_PATH_MAX_BYTES = 4096;
+export const FILE_PATH_MAX_BYTES = 4096;
+export const FILE_NAME_MAX_BYTES = 180;
+export const FILE_SIZE_MAX_BYTES = 20 * MiB;
+export const FILE_CHUNK_MAX_BYTES = 128 * KiB;
+
+/** Display bounds [§4]; they never stop native execution. */
+export const MESSAGE_MAX_BYTES = 64 * KiB;
+export const MESSAGES_MAX = 96;
+export const MESSAGES_TEXT_MAX_BYTES = 256 * KiB;
+export const SNAPSHOT_MAX_BYTES = 480 * KiB;
+export const ACTIVITIES_MAX = 128;
+export const ACTIVITY_FIELD_MAX_BYTES = 16 * KiB;
+export const ACTIVITY_WINDOW_MAX_BYTES = 96 * KiB;
+/** Display title fallback: the first user message cut to 80 runes plus an ellipsis [§4]. */
+export const DISPLAY_TITLE_FALLBACK_RUNES = 80;
+
+/** Edge-wide limits [§2.2, §2.3]. */
+export const EDGE_CONCURRENT_RPCS = 8;
+export const EDGE_RPC_TIMEOUT_MS = 20_000;
+export const EDGE_LIVE_SESSIONS_MAX = 4;
+export const EDGE_REMEMBERED_SESSIONS_MAX = 32;
+
+/** Manager → edge RPC timeout [§2.1]: longer than the edge's own 20 s so the edge answers first. */
+export const ROUTER_EDGE_RPC_TIMEOUT_MS = 22_000;
+/** watch waits at most this long for the revision to move [§2.3]. */
+export const WATCH_WAIT_MS = 15_000;
+/** A watch that wakes waits this long more so a burst of deltas lands in one reply [§2.3]. */
+export const WATCH_COALESCE_MS = 60;
+/**
+ * api → router timeout: a watch may take WATCH_WAIT_MS plus one edge RPC, so the api allows both
+ * plus a margin for a router replica that dies mid-call to be noticed.
+ */
+export const API_ROUTER_TIMEOUT_MS = WATCH_WAIT_MS + ROUTER_EDGE_RPC_TIMEOUT_MS + 3_000;
+/** api → history and router → history request timeout: database work only. */
+export const HISTORY_RPC_TIMEOUT_MS = 5_000;
+
+/** Idle leases [§4]. */
+export const SAVED_SESSION_IDLE_MS = 30 * 60_000;
+export const SAVED_SESSION_MAX_AGE_MS = 24 * 60 * 60_000;
+export const TRANSIENT_SESSION_IDLE_MS = 90_000;
+export const TRANSIENT_SESSION_MAX_AGE_MS = 30 * 60_000;
+export const CLOSED_SNAPSHOT_RETENTION_MS = 24 * 60 * 60_000;
+/** The reference reaper runs every second [§4]. */
+export const LEASE_REAPER_INTERVAL_MS = 1_000;
+
+/** Sessions list and connectors list page sizes [§2.1, §2.3]. */
+export const SESSIONS_PAGE_SIZE = 50;
+export const CONNECTORS_LIST_MAX = 100;
+export const ACCESSES_PAGE_SIZE_DEFAULT = 20;
+export const ACCESSES_PAGE_SIZE_MAX = 100;
+
+/** Edge presence: heartbeat period, and how long without one before an edge counts as offline. */
+export const EDGE_HEARTBEAT_INTERVAL_MS = 5_000;
+export const EDGE_PRESENCE_TTL_MS = 15_000;

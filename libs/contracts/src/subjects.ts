@@ -1,0 +1,129 @@
+// NATS subject names and the payload each one carries (ARCHITECTURE.md "Names").
+// Requests are `tether.<service>.<verb>`; queue groups are named after the service.
+import type { EdgeAgentResult, EdgeAgentRPCRequest } from './edge-agent.js';
+import type {
+  AccessCreateRequest,
+  AccessDeleteRequest,
+  AccessListReply,
+  AccessListRequest,
+  AccessReply,
+  AccessUpdateRequest,
+  AuthorizeReply,
+  AuthorizeRequest,
+  ConnectorEnrollReply,
+  ConnectorEnrollRequest,
+  ConnectorListReply,
+  ConnectorListRequest,
+  EdgeHeartbeat,
+  HistorySessionsReply,
+  HistorySessionsRequest,
+  PresenceReply,
+  PresenceRequest,
+  RouterEdgeAgentRequest,
+  SessionUpdate,
+  SessionUpdateAck,
+  RpcError,
+  JournalEntry,
+  RevisionNotice,
+} from './internal.js';
+
+export const QUEUE_GROUPS = {
+  router: 'session-router',
+  history: 'history',
+} as const;
+
+/** The namespace every subject, stream and Redis key starts with; tests use their own. */
+export const DEFAULT_NAMESPACE = 'tether';
+
+/** Request/reply verbs: `<ns>.<service>.<verb>`. Keys are the names used in code. */
+const REQUEST_VERBS = {
+  /** api → router: one edge_agent action, already authorized by the api. */
+  routerEdgeAgent: 'router.edge-agent',
+  /** api → router: which edges are online. */
+  routerPresence: 'router.presence',
+  /** edge → router: a session changed; acked once the journal holds it. */
+  routerSessionUpdate: 'router.session-update',
+  /** api/router → history. */
+  historyAuthorize: 'history.authorize',
+  historyAccessList: 'history.access-list',
+  historyAccessCreate: 'history.access-create',
+  historyAccessUpdate: 'history.access-update',
+  historyAccessDelete: 'history.access-delete',
+  historyConnectorList: 'history.connector-list',
+  historyConnectorEnroll: 'history.connector-enroll',
+  historySessions: 'history.sessions',
+} as const;
+export type RequestName = keyof typeof REQUEST_VERBS;
+
+/** Every subject and stream name of one namespace (ARCHITECTURE.md "Names"). */
+export class Subjects {
+  readonly requests: { readonly [K in RequestName]: string };
+  /** edge → routers (plain publish, queue group): presence, installations, capacity. */
+  readonly edgeHeartbeat: string;
+  readonly revisionWildcard: string;
+  readonly journalWildcard: string;
+  readonly lifecycleWildcard: string;
+  /** JetStream stream holding every session's journal and lifecycle events. */
+  readonly sessionsStream: string;
+  /** The history service's durable consumer of the journal. */
+  readonly historyJournalConsumer = 'history-journal';
+
+  constructor(readonly namespace: string = DEFAULT_NAMESPACE) {
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) {
+      throw new Error(`Invalid subject namespace ${JSON.stringify(namespace)}.`);
+    }
+    const requests = {} as Record<RequestName, string>;
+    for (const [name, verb] of Object.entries(REQUEST_VERBS)) {
+      requests[name as RequestName] = `${namespace}.${verb}`;
+    }
+    this.requests = requests;
+    this.edgeHeartbeat = `${namespace}.edge.heartbeat`;
+    this.revisionWildcard = `${namespace}.session.*.rev`;
+    this.journalWildcard = `${namespace}.session.*.journal`;
+    this.lifecycleWildcard = `${namespace}.session.*.lifecycle`;
+    this.sessionsStream = `${namespace.toUpperCase().replace(/-/g, '_')}_SESSIONS`;
+  }
+
+  /** `<ns>.edge.<edgeId>.rpc`: router → one edge, carrying edge_agent_v1. */
+  edgeRpc(edgeId: string): string {
+    return `${this.namespace}.edge.${edgeId}.rpc`;
+  }
+  /** Durable journal of one session (stored in the sessions stream). */
+  sessionJournal(sessionId: string): string {
+    return `${this.namespace}.session.${sessionId}.journal`;
+  }
+  /** Durable lifecycle events of one session (stored in the sessions stream). */
+  sessionLifecycle(sessionId: string): string {
+    return `${this.namespace}.session.${sessionId}.lifecycle`;
+  }
+  /** Core-NATS fan-out between router replicas: a session's revision moved. Not stored. */
+  sessionRevision(sessionId: string): string {
+    return `${this.namespace}.session.${sessionId}.rev`;
+  }
+  /** The session id inside a session subject, or null. */
+  sessionIdOf(subject: string): string | null {
+    const parts = subject.split('.');
+    return parts.length === 4 && parts[1] === 'session' ? (parts[2] ?? null) : null;
+  }
+}
+
+/** Request subject → [request payload, reply payload]. Replies may also be an RpcError. */
+export interface RequestMap {
+  routerEdgeAgent: [RouterEdgeAgentRequest, EdgeAgentResult];
+  routerPresence: [PresenceRequest, PresenceReply];
+  routerSessionUpdate: [SessionUpdate, SessionUpdateAck];
+  historyAuthorize: [AuthorizeRequest, AuthorizeReply];
+  historyAccessList: [AccessListRequest, AccessListReply];
+  historyAccessCreate: [AccessCreateRequest, AccessReply];
+  historyAccessUpdate: [AccessUpdateRequest, AccessReply];
+  historyAccessDelete: [AccessDeleteRequest, AccessReply];
+  historyConnectorList: [ConnectorListRequest, ConnectorListReply];
+  historyConnectorEnroll: [ConnectorEnrollRequest, ConnectorEnrollReply];
+  historySessions: [HistorySessionsRequest, HistorySessionsReply];
+}
+export type RequestOf<N extends RequestName> = RequestMap[N][0];
+export type ReplyOf<N extends RequestName> = RequestMap[N][1] | RpcError;
+export type HeartbeatPayload = EdgeHeartbeat;
+export type EdgeRpcPayload = [EdgeAgentRPCRequest, EdgeAgentResult];
+export type JournalPayload = JournalEntry;
+export type RevisionPayload = RevisionNotice;

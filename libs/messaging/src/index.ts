@@ -1,0 +1,14 @@
+export { encodeJson, decodeJson, MalformedPayloadError } from './codec.js';
+export { NATS_CONNECTION, connectNats } from './nats-connection.js';
+export type { NatsConnectOptions } from './nats-connection.js';
+export {
+  RpcUnavailableError,
+  RpcRemoteError,
+  requestJson,
+  requestService,
+} from './rpc-client.js';
+export type { RequestOptions } from './rpc-client.js';
+export { ServiceError, InvalidPayloadError, RpcErrorFilter } from './rpc-errors.js';
+export { NatsTransport, NatsRequestContext } from './nats-transport.js';
+export type { NatsTransportOptions } from './nats-transport.js';
+export { parsePayload } from './payload.js';

@@ -1,0 +1,84 @@
+import { errors, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import {
+  isRpcError,
+  type RequestMap,
+  type RequestName,
+  type RequestOf,
+  type RpcErrorCode,
+  type Subjects,
+} from '#contracts';
+import { decodeJson, encodeJson } from './codec.js';
+
+/** Nobody answered: no responder subscribed, the call timed out, or the connection is gone. */
+export class RpcUnavailableError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly reason: 'no_responders' | 'timeout' | 'disconnected',
+  ) {
+    super(`Request on ${subject} got no answer (${reason}).`);
+    this.name = 'RpcUnavailableError';
+  }
+}
+
+/** The responder answered with an RpcError. */
+export class RpcRemoteError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly code: RpcErrorCode,
+    remoteMessage: string,
+  ) {
+    super(`Request on ${subject} failed with ${code}: ${remoteMessage}`);
+    this.name = 'RpcRemoteError';
+  }
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  headers?: MsgHdrs;
+}
+
+function unavailableReason(error: unknown): 'no_responders' | 'timeout' | 'disconnected' | null {
+  if (error instanceof errors.RequestError && error.isNoResponders()) return 'no_responders';
+  if (error instanceof errors.NoRespondersError) return 'no_responders';
+  if (error instanceof errors.TimeoutError) return 'timeout';
+  if (error instanceof errors.RequestError && error.cause instanceof errors.TimeoutError) {
+    return 'timeout';
+  }
+  if (error instanceof errors.ClosedConnectionError) return 'disconnected';
+  if (error instanceof errors.DrainingConnectionError) return 'disconnected';
+  return null;
+}
+
+/** One JSON request, mapping transport failures to RpcUnavailableError. */
+export async function requestJson<T>(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  options: RequestOptions,
+): Promise<T> {
+  try {
+    const reply = await nc.request(subject, encodeJson(payload), {
+      timeout: options.timeoutMs,
+      headers: options.headers,
+    });
+    return decodeJson<T>(reply.data, subject);
+  } catch (error) {
+    const reason = unavailableReason(error);
+    if (reason) throw new RpcUnavailableError(subject, reason);
+    throw error;
+  }
+}
+
+/** A typed request to one of Tether's services; an RpcError reply is thrown as RpcRemoteError. */
+export async function requestService<N extends RequestName>(
+  nc: NatsConnection,
+  subjects: Subjects,
+  name: N,
+  payload: RequestOf<N>,
+  options: RequestOptions,
+): Promise<RequestMap[N][1]> {
+  const subject = subjects.requests[name];
+  const reply = await requestJson<unknown>(nc, subject, payload, options);
+  if (isRpcError(reply)) throw new RpcRemoteError(subject, reply.error.code, reply.error.message);
+  return reply as RequestMap[N][1];
+}
