@@ -84,3 +84,14 @@ export type {
 } from './internal.js';
 export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
 export { toWire } from './wire.js';
+export {
+  edgeAgentRequestSchema,
+  edgeAgentRpcRequestSchema,
+  edgeAgentResultSchema,
+  heartbeatSchema,
+  journalEntrySchema,
+  requestSchemas,
+  validateEdgeAgentRequest,
+  validateRpcEnvelope,
+} from './schemas.js';
+export type { ValidationResult } from './schemas.js';

@@ -12,3 +12,4 @@ export { ServiceError, InvalidPayloadError, RpcErrorFilter } from './rpc-errors.
 export { NatsTransport, NatsRequestContext } from './nats-transport.js';
 export type { NatsTransportOptions } from './nats-transport.js';
 export { parsePayload } from './payload.js';
+export { ensureSessionsStream } from './jetstream.js';
