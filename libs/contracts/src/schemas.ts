@@ -17,17 +17,17 @@ export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = anything<EdgeHeartbeat>
 export const journalEntrySchema: z.ZodType<JournalEntry> = anything<JournalEntry>();
 /** One schema per internal request subject. */
 export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
-  routerEdgeAgent: anything(),
-  routerPresence: anything(),
-  routerSessionUpdate: anything(),
-  historyAuthorize: anything(),
-  historyAccessList: anything(),
-  historyAccessCreate: anything(),
-  historyAccessUpdate: anything(),
-  historyAccessDelete: anything(),
-  historyConnectorList: anything(),
-  historyConnectorEnroll: anything(),
-  historySessions: anything(),
+  routerEdgeAgent: anything<RequestOf<'routerEdgeAgent'>>(),
+  routerPresence: anything<RequestOf<'routerPresence'>>(),
+  routerSessionUpdate: anything<RequestOf<'routerSessionUpdate'>>(),
+  historyAuthorize: anything<RequestOf<'historyAuthorize'>>(),
+  historyAccessList: anything<RequestOf<'historyAccessList'>>(),
+  historyAccessCreate: anything<RequestOf<'historyAccessCreate'>>(),
+  historyAccessUpdate: anything<RequestOf<'historyAccessUpdate'>>(),
+  historyAccessDelete: anything<RequestOf<'historyAccessDelete'>>(),
+  historyConnectorList: anything<RequestOf<'historyConnectorList'>>(),
+  historyConnectorEnroll: anything<RequestOf<'historyConnectorEnroll'>>(),
+  historySessions: anything<RequestOf<'historySessions'>>(),
 };
 
 export type ValidationResult = { ok: true } | { ok: false; reason: string };
