@@ -5,3 +5,5 @@ export {
   createTestDatabase,
 } from './environment.js';
 export type { TestServices, TestDatabase } from './environment.js';
+export { ALL_PERMISSIONS, signToken, freePort, ApiClient } from './http.js';
+export type { ApiReply } from './http.js';

@@ -1,0 +1,39 @@
+// The demo edge of docker-compose: enrolls (or reuses) the connector `demo-edge` for
+// TETHER_DEMO_OWNER and runs the edge connector with its credentials, restarting nothing itself
+// (compose restarts the container). The services it talks to are named by the usual variables.
+import { Stack } from './launcher.js';
+
+const env = process.env;
+const stack = new Stack({
+  natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
+  redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  databaseUrl: env.TETHER_DATABASE_URL ?? '',
+  namespace: env.TETHER_NAMESPACE ?? 'tether',
+  httpHost: '127.0.0.1',
+  httpPort: 0,
+  jwtSecret: '',
+  edgeSecret: env.TETHER_EDGE_SECRET ?? '',
+  demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
+  agent: env.TETHER_AGENT === 'codex' ? 'codex' : 'scripted',
+  edgeDataDir: env.TETHER_EDGE_DATA_DIR ?? '/var/lib/tether-edge',
+  edgeEnv: Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        (entry[0].startsWith('TETHER_CODEX_') || entry[0].startsWith('OPENAI_') || entry[0] === 'TETHER_EDGE_ALLOW_ROOT') &&
+        entry[1] !== undefined,
+    ),
+  ),
+  output: 'inherit',
+});
+
+if (!env.TETHER_EDGE_SECRET) {
+  console.error('TETHER_EDGE_SECRET must be set.');
+  process.exit(2);
+}
+await stack.historyReady();
+const edge = await stack.enrollDemoEdge();
+console.log(`Demo edge ${edge.id} enrolled for ${stack.options.demoOwner}; starting the edge connector.`);
+await stack.start('edge');
+const stop = () => void stack.down().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,266 @@
+// Starts Tether's four services (and one edge) as child processes of this one, the way `npm run
+// stack` and the e2e suites need them: against the NATS, Redis and Postgres named in the options,
+// all in one subject namespace, each service restartable on its own (failure tests kill them).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  edgeToken,
+  Subjects,
+  type ConnectorEnrollReply, type ConnectorListReply, type PresenceReply } from '#contracts';
+import { requestService } from '#messaging';
+
+/** The repository root: the nearest folder above this file with a package-lock.json. */
+function findRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(resolve(dir, 'package-lock.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`No repository root above ${from}.`);
+    dir = parent;
+  }
+  return dir;
+}
+const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+/** Services run from the compiled tree; `npm run build` makes it. */
+const DIST = resolve(ROOT, 'dist');
+/** How long a service may take to answer after its process started. */
+const READY_TIMEOUT_MS = 30_000;
+const POLL_MS = 100;
+
+export type ServiceName = 'history' | 'router' | 'api' | 'edge';
+const ENTRY: Record<ServiceName, string> = {
+  history: 'apps/history/src/main.js',
+  router: 'apps/session-router/src/main.js',
+  api: 'apps/api/src/main.js',
+  edge: 'apps/edge-connector/src/main.js',
+};
+
+export interface StackOptions {
+  natsUrl: string;
+  redisUrl: string;
+  databaseUrl: string;
+  namespace: string;
+  httpHost: string;
+  httpPort: number;
+  jwtSecret: string;
+  edgeSecret: string;
+  demoOwner: string;
+  agent: 'scripted' | 'codex';
+  /** Where the edge keeps its bindings. */
+  edgeDataDir: string;
+  /** Extra environment for every service (e.g. OTEL_*, TETHER_SCRIPTED_SCRIPT). */
+  extraEnv?: Record<string, string>;
+  /** Extra environment for the edge only (e.g. the Codex provider). */
+  edgeEnv?: Record<string, string>;
+  /** Child output: inherit (stack), or collect (tests print it when they fail). */
+  output: 'inherit' | 'collect';
+}
+
+export interface DemoEdge {
+  id: string;
+  token: string;
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+export class Stack {
+  private readonly children = new Map<ServiceName, ChildProcess>();
+  private readonly logs: string[] = [];
+  private nc?: NatsConnection;
+  readonly subjects: Subjects;
+  edge?: DemoEdge;
+
+  constructor(readonly options: StackOptions) {
+    this.subjects = new Subjects(options.namespace);
+  }
+
+  get apiUrl(): string {
+    const host = this.options.httpHost === '0.0.0.0' ? '127.0.0.1' : this.options.httpHost;
+    return `http://${host}:${this.options.httpPort}`;
+  }
+
+  /** Recent output of every child, for a failing test to print. */
+  output(): string {
+    return this.logs.slice(-400).join('');
+  }
+
+  private environment(name: ServiceName): NodeJS.ProcessEnv {
+    const o = this.options;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LANG: process.env.LANG,
+      TETHER_NATS_URL: o.natsUrl,
+      TETHER_NAMESPACE: o.namespace,
+      TETHER_REDIS_URL: o.redisUrl,
+      TETHER_DATABASE_URL: o.databaseUrl,
+      TETHER_EDGE_SECRET: o.edgeSecret,
+      TETHER_JWT_SECRET: o.jwtSecret,
+      TETHER_HTTP_HOST: o.httpHost,
+      TETHER_HTTP_PORT: String(o.httpPort),
+      ...o.extraEnv,
+    };
+    if (name === 'edge') {
+      if (!this.edge) throw new Error('The demo edge is not enrolled yet.');
+      Object.assign(env, {
+        TETHER_EDGE_ID: this.edge.id,
+        TETHER_EDGE_TOKEN: this.edge.token,
+        TETHER_AGENT: o.agent,
+        TETHER_EDGE_DATA_DIR: o.edgeDataDir,
+        ...o.edgeEnv,
+      });
+    }
+    return env;
+  }
+
+  /** Starts one service; resolves once its process is spawned (readiness is checked separately). */
+  async start(name: ServiceName): Promise<void> {
+    if (this.children.has(name)) throw new Error(`${name} is already running.`);
+    const child = spawn(process.execPath, [resolve(DIST, ENTRY[name])], {
+      cwd: ROOT,
+      env: this.environment(name),
+      stdio: this.options.output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    });
+    const prefix = `[${name}] `;
+    const collect = (chunk: Buffer) => {
+      this.logs.push(
+        chunk
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => prefix + line + '\n')
+          .join(''),
+      );
+      if (this.logs.length > 2_000) this.logs.splice(0, 1_000);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.once('exit', (code, signal) => {
+      if (this.children.get(name) === child) this.children.delete(name);
+      this.logs.push(`${prefix}exited (code ${code}, signal ${signal})\n`);
+    });
+    this.children.set(name, child);
+    await once(child, 'spawn');
+  }
+
+  /** Sends a signal and waits for the process to exit. */
+  async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.children.get(name);
+    if (!child) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+
+  running(name: ServiceName): boolean {
+    return this.children.has(name);
+  }
+
+  private async nats(): Promise<NatsConnection> {
+    this.nc ??= await connect({ servers: this.options.natsUrl.split(','), name: 'tether-stack' });
+    return this.nc;
+  }
+
+  private async until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    let lastError: unknown;
+    while (Date.now() < deadline) {
+      try {
+        const value = await probe();
+        if (value !== undefined) return value;
+      } catch (error) {
+        lastError = error;
+      }
+      await wait(POLL_MS);
+    }
+    throw new Error(
+      `${what} was not ready after ${READY_TIMEOUT_MS} ms (${String(lastError)}).\n${this.output()}`,
+    );
+  }
+
+  /** History answers requests. */
+  async historyReady(): Promise<void> {
+    const nc = await this.nats();
+    await this.until('history', async () =>
+      requestService(nc, this.subjects, 'historyConnectorList', { actor_id: this.options.demoOwner }, {
+        timeoutMs: 1_000,
+      }),
+    );
+  }
+
+  /** The router answers requests. */
+  async routerReady(): Promise<void> {
+    const nc = await this.nats();
+    await this.until('session router', async () =>
+      requestService(nc, this.subjects, 'routerPresence', { edge_ids: [] }, { timeoutMs: 1_000 }),
+    );
+  }
+
+  /** The api answers HTTP (401 without a token is an answer). */
+  async apiReady(): Promise<void> {
+    await this.until('api', async () => {
+      const response = await fetch(`${this.apiUrl}/api/v1/edge-agents/connectors`);
+      return response.status === 401 ? true : undefined;
+    });
+  }
+
+  /** The demo edge is online (its heartbeat reached a router). */
+  async edgeReady(): Promise<void> {
+    const nc = await this.nats();
+    const id = this.edge?.id;
+    if (!id) throw new Error('The demo edge is not enrolled yet.');
+    await this.until('demo edge', async () => {
+      const reply: PresenceReply = await requestService(nc, this.subjects, 'routerPresence', { edge_ids: [id] }, {
+        timeoutMs: 1_000,
+      });
+      return reply.online.includes(id) ? true : undefined;
+    });
+  }
+
+  /**
+   * Enrolls the demo edge for the demo owner, reusing the connector named `demo-edge` when it
+   * exists, through the same history request the enrollment endpoint uses.
+   */
+  async enrollDemoEdge(): Promise<DemoEdge> {
+    const nc = await this.nats();
+    const owner = this.options.demoOwner;
+    const listed: ConnectorListReply = await requestService(nc, this.subjects, 'historyConnectorList', {
+      actor_id: owner,
+    }, { timeoutMs: 5_000 });
+    const existing = listed.connectors.find((connector) => connector.name === 'demo-edge');
+    if (existing) {
+      this.edge = { id: existing.id, token: edgeToken(this.options.edgeSecret, existing.id) };
+      return this.edge;
+    }
+    const enrolled: ConnectorEnrollReply = await requestService(nc, this.subjects, 'historyConnectorEnroll', {
+      actor_id: owner,
+      name: 'demo-edge',
+      device: 'demo',
+    }, { timeoutMs: 5_000 });
+    this.edge = { id: enrolled.connector.id, token: enrolled.edge_token };
+    return this.edge;
+  }
+
+  /** Everything, in dependency order, each one ready before the next depends on it. */
+  async up(): Promise<void> {
+    await this.start('history');
+    await this.start('router');
+    await this.start('api');
+    await this.historyReady();
+    await this.enrollDemoEdge();
+    await this.start('edge');
+    await Promise.all([this.routerReady(), this.apiReady()]);
+    await this.edgeReady();
+  }
+
+  async down(): Promise<void> {
+    await Promise.all([...this.children.keys()].map((name) => this.kill(name, 'SIGTERM')));
+    await this.nc?.close();
+    this.nc = undefined;
+  }
+}

@@ -1,0 +1,92 @@
+// `npm run stack [-- --agent codex]`: the four services and one demo edge, against the NATS,
+// Redis and Postgres named in the environment (default: the local ports), until Ctrl-C.
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import pg from 'pg';
+import { Stack } from './launcher.js';
+
+const run = promisify(execFile);
+const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
+const DEV_EDGE_SECRET = 'tether-dev-edge-secret-change-me';
+
+const { values } = parseArgs({
+  options: { agent: { type: 'string', default: 'scripted' } },
+  allowPositionals: false,
+});
+if (values.agent !== 'scripted' && values.agent !== 'codex') {
+  console.error(`--agent must be scripted or codex, not ${values.agent}`);
+  process.exit(2);
+}
+
+const env = process.env;
+const databaseUrl = env.TETHER_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tether';
+
+/** Creates the database when it does not exist yet, then applies every migration. */
+async function prepareDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+  await run(process.execPath, ['scripts/migrate.mjs', 'deploy'], {
+    env: { ...env, DATABASE_URL: url },
+  });
+}
+
+const edgeDataDir = env.TETHER_EDGE_DATA_DIR ?? join(homedir(), '.tether', 'demo-edge');
+mkdirSync(edgeDataDir, { recursive: true, mode: 0o700 });
+if (!env.TETHER_JWT_SECRET) console.warn('TETHER_JWT_SECRET is not set: using the development secret.');
+
+const stack = new Stack({
+  natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
+  redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  databaseUrl,
+  namespace: env.TETHER_NAMESPACE ?? 'tether',
+  httpHost: env.TETHER_HTTP_HOST ?? '127.0.0.1',
+  httpPort: Number(env.TETHER_HTTP_PORT ?? 8080),
+  jwtSecret: env.TETHER_JWT_SECRET ?? DEV_JWT_SECRET,
+  edgeSecret: env.TETHER_EDGE_SECRET ?? DEV_EDGE_SECRET,
+  demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
+  agent: values.agent,
+  edgeDataDir,
+  output: 'inherit',
+});
+
+let stopping = false;
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await stack.down();
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+try {
+  await prepareDatabase(databaseUrl);
+  await stack.up();
+} catch (error) {
+  console.error(`Tether did not start: ${(error as Error).message}`);
+  await stop(1);
+}
+console.log(
+  [
+    '',
+    `Tether is ready at ${stack.apiUrl}`,
+    `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}`,
+    `  token:      npm run token -- --sub ${stack.options.demoOwner}`,
+    '  Ctrl-C stops everything.',
+    '',
+  ].join('\n'),
+);

@@ -1,0 +1,243 @@
+// The whole chain over HTTP only: api → session router → edge connector (scripted agent) →
+// back, with history persisted in Postgres, on real NATS, Redis and Postgres.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ApiClient,
+  createTestDatabase,
+  freePort,
+  signToken,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
+import { Stack } from '../../scripts/stack/launcher.js';
+
+jest.setTimeout(120_000);
+
+const JWT_SECRET = 'e2e-jwt-secret';
+const EDGE_SECRET = 'e2e-edge-secret';
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  closed?: boolean;
+  messages?: { role: string; text?: string }[];
+  installations?: { id: string; kind: string }[];
+  sessions?: { session_id: string }[];
+  history_total?: number;
+  request_service_ms?: number;
+}
+
+let database: TestDatabase;
+let stack: Stack;
+let projectDir: string;
+let edgeDir: string;
+const owner = `alice${Date.now() % 100000}`;
+let alice: ApiClient;
+
+beforeAll(async () => {
+  const services = await testServices();
+  database = await createTestDatabase('e2echain');
+  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-project-'));
+  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-edge-'));
+  stack = new Stack({
+    natsUrl: services.natsUrl,
+    redisUrl: services.redisUrl,
+    databaseUrl: database.url,
+    namespace: uniqueNamespace('e2echain'),
+    httpHost: '127.0.0.1',
+    httpPort: await freePort(),
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    demoOwner: owner,
+    agent: 'scripted',
+    edgeDataDir: edgeDir,
+    output: 'collect',
+  });
+  try {
+    await stack.up();
+  } catch (error) {
+    await stack.down();
+    throw error;
+  }
+  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+});
+
+afterAll(async () => {
+  await stack?.down();
+  await database?.drop();
+  rmSync(projectDir, { recursive: true, force: true });
+  rmSync(edgeDir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  const state = expect.getState();
+  if (state.assertionCalls !== state.numPassingAsserts) console.log(stack.output());
+});
+
+/** Creates an access to the demo edge and starts a session in it. */
+async function startSession(): Promise<{ edgeId: string; accessId: string; sessionId: string; revision: number }> {
+  const edgeId = stack.edge!.id;
+  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  expect(discovered.status).toBe('ok');
+  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
+  expect(installation).toBeDefined();
+  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'e2e',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  expect(created.status).toBe(200);
+  const accessId = created.body.data!.id;
+  const started = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  expect(started.status).toBe('ok');
+  expect(started.session_id).toMatch(/^[0-9a-f]{32}$/);
+  return { edgeId, accessId, sessionId: started.session_id!, revision: started.revision ?? 0 };
+}
+
+/** Watches until the turn has finished, the way a browser would; bounded by the test timeout. */
+async function watchUntilIdle(
+  client: ApiClient,
+  base: Record<string, unknown>,
+  from: number,
+): Promise<Snapshot> {
+  let cursor = from;
+  for (;;) {
+    let snapshot: Snapshot;
+    try {
+      snapshot = await client.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
+    } catch {
+      // A restarting service answers 5xx for a moment; a client retries.
+      await new Promise((done) => setTimeout(done, 200));
+      continue;
+    }
+    if (snapshot.status === 'unavailable') {
+      await new Promise((done) => setTimeout(done, 200));
+      continue;
+    }
+    if (!snapshot.running && (snapshot.revision ?? 0) > from) return snapshot;
+    cursor = snapshot.revision ?? cursor;
+  }
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`${what} did not happen within 30 s`);
+}
+
+test('start → send → watch → poll over HTTP, listed in sessions from history', async () => {
+  const { edgeId, accessId, sessionId, revision } = await startSession();
+  const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+
+  const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'hello from the e2e suite' });
+  expect(sent.status).toBe('ok');
+  expect(typeof sent.request_service_ms).toBe('number');
+
+  const idle = await watchUntilIdle(alice, base, revision);
+  expect(idle.revision).toBeGreaterThan(revision);
+
+  const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+  expect(polled.status).toBe('ok');
+  expect(polled.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: 'hello from the e2e suite' }));
+  const reply = polled.messages?.find((message) => message.role === 'assistant');
+  expect(reply?.text?.length ?? 0).toBeGreaterThan(0);
+
+  const listed = await eventually(async () => {
+    const sessions = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'sessions', access_id: accessId });
+    return sessions.sessions?.some((session) => session.session_id === sessionId) ? sessions : undefined;
+  }, 'the session showing in sessions');
+  expect(listed.history_total).toBeGreaterThanOrEqual(1);
+});
+
+test('another user cannot reach the connector or the session', async () => {
+  const { edgeId, accessId, sessionId } = await startSession();
+  const bob = alice.withToken(await signToken(JWT_SECRET, `bob${Date.now() % 100000}`));
+
+  const connectors = await bob.call<{ id: string }[]>('GET', '/api/v1/edge-agents/connectors');
+  expect(connectors.status).toBe(200);
+  expect(connectors.body.data?.some((connector) => connector.id === edgeId)).toBe(false);
+
+  const foreign = await bob.call('POST', '/api/v1/edge-agents', {
+    edge_id: edgeId,
+    action: 'poll',
+    session_id: sessionId,
+  });
+  expect(foreign.status).toBe(404);
+
+  // The owner with another access of her own: the edge scopes sessions by (actor, access).
+  const otherAccess = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'other',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: 'f'.repeat(32),
+    project: projectDir,
+  });
+  expect(otherAccess.status).toBe(200);
+  const wrongScope = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'poll',
+    access_id: otherAccess.body.data!.id,
+    session_id: sessionId,
+  });
+  expect(wrongScope.status).toBe('not_found');
+  const right = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'poll', access_id: accessId, session_id: sessionId });
+  expect(right.status).toBe('ok');
+});
+
+test('permissions and strict decoding', async () => {
+  const edgeId = stack.edge!.id;
+  const noAgent = alice.withToken(await signToken(JWT_SECRET, owner, ['connectors:update']));
+  expect((await noAgent.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover' })).status).toBe(403);
+
+  const unknown = await alice.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover', actor_id: owner });
+  expect(unknown.status).toBe(400);
+
+  const huge = await alice.call('POST', '/api/v1/edge-agents', undefined, JSON.stringify({
+    edge_id: edgeId,
+    action: 'discover',
+    text: 'x'.repeat(300 * 1024),
+  }));
+  expect(huge.status).toBe(400);
+  expect(huge.headers.get('cache-control')).toBe('no-store');
+});
+
+test('a SIGKILLed session router mid-turn loses nothing the client was told succeeded', async () => {
+  const { edgeId, accessId, sessionId, revision } = await startSession();
+  const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+  const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'survive a router crash' });
+  expect(sent.status).toBe('ok');
+
+  await stack.kill('router', 'SIGKILL');
+  // While the router is gone the api answers `unavailable`, never a silent success.
+  const during = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+  expect(during.status).toBe('unavailable');
+  await stack.start('router');
+  await stack.routerReady();
+
+  const idle = await watchUntilIdle(alice, base, revision);
+  expect(idle.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: 'survive a router crash' }));
+  expect(idle.messages?.some((message) => message.role === 'assistant' && (message.text?.length ?? 0) > 0)).toBe(true);
+
+  // The edge retried its updates until a router stored them: history has the final state.
+  await eventually(async () => {
+    const sessions = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'sessions', access_id: accessId });
+    return sessions.sessions?.some((session) => session.session_id === sessionId) ? true : undefined;
+  }, 'the session reaching history after the crash');
+});
