@@ -95,3 +95,12 @@ export {
   validateRpcEnvelope,
 } from './schemas.js';
 export type { ValidationResult } from './schemas.js';
+export {
+  isEdgeId,
+  isOpaqueId,
+  isDecimalUint64,
+  normalizeDecimalUint64,
+  base64DecodedLength,
+  exceedsBytes,
+  hasControlChars,
+} from './validation.js';

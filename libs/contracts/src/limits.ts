@@ -80,3 +80,21 @@ export const ACCESSES_PAGE_SIZE_MAX = 100;
 /** Edge presence: heartbeat period, and how long without one before an edge counts as offline. */
 export const EDGE_HEARTBEAT_INTERVAL_MS = 5_000;
 export const EDGE_PRESENCE_TTL_MS = 15_000;
+
+/**
+ * Bounds of internal messages (schemas.ts), so no message between Tether's services carries
+ * unbounded data; snapshots are the exception, bounded by SNAPSHOT_MAX_BYTES and the NATS payload.
+ */
+export const INTERNAL_ID_MAX_LENGTH = 64;
+export const NAME_MAX_LENGTH = 200;
+export const DEVICE_MAX_LENGTH = 200;
+export const AGENT_KIND_MAX_LENGTH = 32;
+export const AGENT_KINDS_MAX = 8;
+export const INSTALLATION_SOURCE_MAX_LENGTH = 64;
+/** Discovery is bounded on the edge; 64 installations is far beyond any real host. */
+export const HEARTBEAT_INSTALLATIONS_MAX = 64;
+/** An edge token is base64url(HMAC-SHA-256) = 43 characters; room for a future format. */
+export const EDGE_TOKEN_MAX_LENGTH = 128;
+export const EPOCH_MAX_LENGTH = 64;
+/** A uint64 has at most 20 decimal digits. */
+export const EDGE_ID_MAX_DIGITS = 20;

@@ -1,41 +1,470 @@
-// PLACEHOLDER — being replaced by the real runtime schemas (strict zod decoders). The exported
-// names and types are final; other code may import them already.
+// Runtime decoders of every message that crosses a boundary (HTTP body, NATS payload, JetStream
+// message). They check types and shapes; the rules of reference §2.2 live in validation.ts and
+// are applied to the decoded request by validateEdgeAgentRequest / validateRpcEnvelope.
 import { z } from 'zod';
-import type { EdgeAgentRequest, EdgeAgentRPCRequest, EdgeAgentResult } from './edge-agent.js';
-import type { EdgeHeartbeat, JournalEntry } from './internal.js';
+import {
+  EDGE_AGENT_ACTIONS,
+  EDGE_AGENT_INTERNAL_ACTIONS,
+  isEdgeAgentStatus,
+  type AgentFile,
+  type AgentFileOperation,
+  type EdgeAgentAnyAction,
+  type EdgeAgentRequest,
+  type EdgeAgentResult,
+  type EdgeAgentRPCRequest,
+  type EdgeAgentStatus,
+  type FileChange,
+  type InputAnswer,
+  type Installation,
+  type Message,
+  type Activity,
+  type ResumeState,
+} from './edge-agent.js';
+import type { AccessInput, EdgeHeartbeat, JournalEntry } from './internal.js';
+import {
+  ACCESSES_PAGE_SIZE_MAX,
+  ACTOR_ID_MAX_LENGTH,
+  AGENT_KIND_MAX_LENGTH,
+  AGENT_KINDS_MAX,
+  CONNECTORS_LIST_MAX,
+  DEVICE_MAX_LENGTH,
+  EDGE_TOKEN_MAX_LENGTH,
+  EPOCH_MAX_LENGTH,
+  FILE_CHUNK_MAX_BYTES,
+  FILE_PATH_MAX_BYTES,
+  HEARTBEAT_INSTALLATIONS_MAX,
+  HISTORY_PAGE_MAX,
+  INSTALLATION_ID_MAX_BYTES,
+  INSTALLATION_SOURCE_MAX_LENGTH,
+  INTERNAL_ID_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PROJECT_MAX_BYTES,
+} from './limits.js';
 import type { RequestName, RequestOf } from './subjects.js';
+import {
+  base64DecodedLength,
+  isEdgeId,
+  normalizeDecimalUint64,
+  validateEdgeAgentRequest,
+  type ValidationResult,
+} from './validation.js';
 
-const anything = <T>() => z.custom<T>(() => true);
+export { validateEdgeAgentRequest, validateRpcEnvelope } from './validation.js';
+export type { ValidationResult } from './validation.js';
 
-/** Strict decoder of the HTTP body of POST /api/v1/edge-agents (unknown fields refused). */
-export const edgeAgentRequestSchema: z.ZodType<EdgeAgentRequest> = anything<EdgeAgentRequest>();
-/** Strict decoder of edge_agent_v1 requests on the edge. */
-export const edgeAgentRpcRequestSchema: z.ZodType<EdgeAgentRPCRequest> = anything<EdgeAgentRPCRequest>();
-/** Decoder of edge replies on the router (status allow-list applied by the caller). */
-export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = anything<EdgeAgentResult>();
-export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = anything<EdgeHeartbeat>();
-export const journalEntrySchema: z.ZodType<JournalEntry> = anything<JournalEntry>();
-/** One schema per internal request subject. */
+// ---------------------------------------------------------------------------------------------
+// edge_agent requests (HTTP body and the `request` of edge_agent_v1).
+
+/**
+ * `uint64 edge_id`: a JSON number (non-negative safe integer, which z.int() guarantees) or a decimal string of a uint64,
+ * kept as a canonical decimal string inside Tether. 0 passes here; the rules refuse it.
+ */
+const edgeIdInputSchema = z.union([
+  z
+    .int()
+    .min(0)
+    .transform((n) => String(n)),
+  z.string().transform((s, ctx) => {
+    const normalized = normalizeDecimalUint64(s);
+    if (normalized === null) {
+      ctx.addIssue({ code: 'custom', message: 'edge_id must be a decimal uint64' });
+      return z.NEVER;
+    }
+    return normalized;
+  }),
+]);
+
+/** `bytes data`: base64 whose decoded size fits one chunk. */
+const fileDataSchema = z.string().check((ctx) => {
+  const decoded = base64DecodedLength(ctx.value);
+  if (decoded < 0) ctx.issues.push({ code: 'custom', message: 'file.data must be base64', input: ctx.value });
+  else if (decoded > FILE_CHUNK_MAX_BYTES) {
+    ctx.issues.push({
+      code: 'custom',
+      message: `file.data exceeds ${FILE_CHUNK_MAX_BYTES} bytes`,
+      input: ctx.value,
+    });
+  }
+});
+
+/** `int64` fields travel as JSON numbers; the rules bound them to 0 … 20 MiB. */
+const int64Schema = z.int();
+
+const fileOperationSchema: z.ZodType<AgentFileOperation> = z.strictObject({
+  path: z.string().optional(),
+  name: z.string().optional(),
+  transfer_id: z.string().optional(),
+  offset: int64Schema.optional(),
+  size: int64Schema.optional(),
+  data: fileDataSchema.optional(),
+});
+
+/** proto3 JSON omits empty fields, so a missing question id or answer list means empty. */
+const inputAnswerSchema: z.ZodType<InputAnswer> = z.strictObject({
+  question_id: z.string().default(''),
+  answers: z.array(z.string()).default([]),
+});
+
+function requestObject<A extends EdgeAgentAnyAction>(actions: readonly [A, ...A[]]) {
+  return z.strictObject({
+    edge_id: edgeIdInputSchema,
+    action: z.enum(actions),
+    installation_id: z.string().optional(),
+    project: z.string().optional(),
+    session_id: z.string().optional(),
+    text: z.string().optional(),
+    skill_id: z.string().optional(),
+    access_id: z.string().optional(),
+    directory: z.string().optional(),
+    working_directory: z.string().optional(),
+    cursor: z.string().optional(),
+    model: z.string().optional(),
+    title: z.string().optional(),
+    history_page: z.string().optional(),
+    approval_id: z.string().optional(),
+    decision: z.string().optional(),
+    permission_mode: z.string().optional(),
+    input_id: z.string().optional(),
+    answers: z.array(inputAnswerSchema).optional(),
+    history_before: z.string().optional(),
+    file: fileOperationSchema.optional(),
+    attachments: z.array(z.string()).optional(),
+  });
+}
+
+/**
+ * Strict decoder of the HTTP body of POST /api/v1/edge-agents (unknown fields refused at every
+ * level). Public actions only: `snapshot` and `expire` are Tether's own and refused over HTTP.
+ * Apply validateEdgeAgentRequest to the result.
+ */
+export const edgeAgentRequestSchema: z.ZodType<EdgeAgentRequest> = requestObject(EDGE_AGENT_ACTIONS);
+
+/** The same object, also accepting the internal actions (what the router sends to an edge). */
+const anyActionRequestSchema: z.ZodType<EdgeAgentRequest> = requestObject([
+  ...EDGE_AGENT_ACTIONS,
+  ...EDGE_AGENT_INTERNAL_ACTIONS,
+]);
+
+function refineWith<T>(schema: z.ZodType<T>, validate: (value: T) => ValidationResult): z.ZodType<T> {
+  return schema.superRefine((value, ctx) => {
+    const verdict = validate(value);
+    if (!verdict.ok) ctx.addIssue({ code: 'custom', message: verdict.reason });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes shared by results and resume seeds. Results are decoded tolerantly (unknown fields are
+// dropped, so a newer edge does not break an older router); what Tether sends to an edge is
+// decoded strictly. Strings a proto3 writer omits when empty default to ''.
+
+type ObjectFactory = typeof z.object;
+const strictFactory: ObjectFactory = z.strictObject as ObjectFactory;
+
+function shapes(object: ObjectFactory) {
+  const agentFile: z.ZodType<AgentFile> = object({
+    name: z.string().optional(),
+    path: z.string().optional(),
+    size: z.number().optional(),
+    directory: z.boolean().optional(),
+    media_type: z.string().optional(),
+  });
+  const message: z.ZodType<Message> = object({
+    role: z.string().default(''),
+    text: z.string().optional(),
+    attachments: z.array(agentFile).optional(),
+  });
+  const fileChange: z.ZodType<FileChange> = object({
+    path: z.string().optional(),
+    kind: z.string().optional(),
+    diff: z.string().optional(),
+    move_path: z.string().optional(),
+  });
+  const activity: z.ZodType<Activity> = object({
+    id: z.string().default(''),
+    kind: z.string().default(''),
+    status: z.string().optional(),
+    message_index: z.number().optional(),
+    duration_ms: z.number().optional(),
+    command: z.string().optional(),
+    directory: z.string().optional(),
+    output: z.string().optional(),
+    exit_code: z.number().nullable().optional(),
+    changes: z.array(fileChange).optional(),
+    truncated: z.boolean().optional(),
+  });
+  return { agentFile, message, fileChange, activity };
+}
+
+const loose = shapes(z.object);
+const strict = shapes(strictFactory);
+
+const resumeStateSchema: z.ZodType<ResumeState> = z.strictObject({
+  session_id: z.string().default(''),
+  messages: z.array(strict.message).optional(),
+  activities: z.array(strict.activity).optional(),
+  title: z.string().optional(),
+  model: z.string().optional(),
+  started_at: z.string().optional(),
+  revision: z.int().min(0).default(0),
+  window: z.int().min(0).optional(),
+  truncated: z.boolean().optional(),
+});
+
+/**
+ * Strict decoder of edge_agent_v1 requests on the edge. The nested request takes internal
+ * actions too; apply validateRpcEnvelope to the result.
+ */
+export const edgeAgentRpcRequestSchema: z.ZodType<EdgeAgentRPCRequest> = z.strictObject({
+  version: z.int().min(0),
+  actor_id: z.string(),
+  request: anyActionRequestSchema,
+  project_root: z.string().optional(),
+  resume: resumeStateSchema.optional(),
+  reset_revision: z.int().min(0).optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// edge_agent results.
+
+/**
+ * A status outside the allow-list becomes `unavailable` (reference §2.1: the Manager does the
+ * same), so the decoded type is honest; callers need no second check.
+ */
+const statusSchema = z.string().transform((s): EdgeAgentStatus => (isEdgeAgentStatus(s) ? s : 'unavailable'));
+
+const resultInstallationSchema: z.ZodType<Installation> = z.object({
+  id: z.string().default(''),
+  kind: z.string().default(''),
+  path: z.string().optional(),
+  source: z.string().optional(),
+});
+
+/**
+ * Decoder of edge replies (and of the snapshots stored from them). Tolerant: unknown fields are
+ * dropped rather than refused, so an edge newer than the router still gets through; only
+ * `version` and `status` are required. The caller still checks `version`.
+ */
+export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object({
+  version: z.number(),
+  status: statusSchema,
+  installations: z.array(resultInstallationSchema).optional(),
+  default_project: z.string().optional(),
+  session_id: z.string().optional(),
+  running: z.boolean().optional(),
+  closed: z.boolean().optional(),
+  messages: z.array(loose.message).optional(),
+  truncated: z.boolean().optional(),
+  thread_id: z.string().optional(),
+  model: z.string().optional(),
+  project: z.string().optional(),
+  started_at: z.string().optional(),
+  skills: z
+    .array(
+      z.object({
+        id: z.string().default(''),
+        name: z.string().optional(),
+        description: z.string().optional(),
+      }),
+    )
+    .optional(),
+  skills_available: z.boolean().optional(),
+  agent_version: z.string().optional(),
+  revision: z.number().optional(),
+  activities: z.array(loose.activity).optional(),
+  directory: z.string().optional(),
+  parent_directory: z.string().optional(),
+  directories: z.array(z.object({ name: z.string().default(''), path: z.string().default('') })).optional(),
+  directory_roots: z.array(z.string()).optional(),
+  sessions: z
+    .array(
+      z.object({
+        session_id: z.string().default(''),
+        thread_id: z.string().optional(),
+        title: z.string().optional(),
+        project: z.string().optional(),
+        updated_at: z.string().optional(),
+        running: z.boolean().optional(),
+        closed: z.boolean().optional(),
+        status: z.string().optional(),
+      }),
+    )
+    .optional(),
+  sessions_available: z.boolean().optional(),
+  models: z.array(z.object({ id: z.string().default(''), name: z.string().optional() })).optional(),
+  models_available: z.boolean().optional(),
+  title: z.string().optional(),
+  session_management: z.boolean().optional(),
+  history_persistent: z.boolean().optional(),
+  archived: z.boolean().optional(),
+  history_total: z.number().optional(),
+  approvals: z
+    .array(
+      z.object({
+        id: z.string().default(''),
+        command: z.string().optional(),
+        directory: z.string().optional(),
+        reason: z.string().optional(),
+        kind: z.string().optional(),
+        changes: z.array(loose.fileChange).optional(),
+      }),
+    )
+    .optional(),
+  permissions_available: z.boolean().optional(),
+  permission_mode: z.string().optional(),
+  input_requests: z
+    .array(
+      z.object({
+        id: z.string().default(''),
+        questions: z
+          .array(
+            z.object({
+              id: z.string().default(''),
+              header: z.string().optional(),
+              question: z.string().optional(),
+              is_other: z.boolean().optional(),
+              is_secret: z.boolean().optional(),
+              options: z
+                .array(z.object({ label: z.string().default(''), description: z.string().optional() }))
+                .optional(),
+            }),
+          )
+          .optional(),
+        blocking: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  window: z.number().optional(),
+  history_windowing: z.boolean().optional(),
+  files_available: z.boolean().optional(),
+  files: z.array(loose.agentFile).optional(),
+  file: loose.agentFile.optional(),
+  transfer_id: z.string().optional(),
+  file_data: z.string().optional(),
+  file_offset: z.number().optional(),
+  file_done: z.boolean().optional(),
+  files_upload_available: z.boolean().optional(),
+  turn_timing: z
+    .object({
+      dispatch_ms: z.number().nullable().optional(),
+      first_reply_ms: z.number().nullable().optional(),
+      finished_ms: z.number().nullable().optional(),
+    })
+    .optional(),
+  request_service_ms: z.number().nullable().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Internal messages: strict and bounded.
+
+const actorIdSchema = z.string().min(1).max(ACTOR_ID_MAX_LENGTH);
+const internalIdSchema = z.string().min(1).max(INTERNAL_ID_MAX_LENGTH);
+/** Inside Tether an edge id is a canonical non-zero decimal string (one edge, one subject). */
+const edgeIdSchema = z.string().refine(isEdgeId, 'edge_id must be a non-zero canonical decimal uint64');
+const edgeTokenSchema = z.string().min(1).max(EDGE_TOKEN_MAX_LENGTH);
+const nameSchema = z.string().min(1).max(NAME_MAX_LENGTH);
+const deviceSchema = z.string().max(DEVICE_MAX_LENGTH);
+const agentKindSchema = z.string().min(1).max(AGENT_KIND_MAX_LENGTH);
+const projectSchema = z.string().min(1).max(PROJECT_MAX_BYTES);
+const countSchema = z.int().min(0);
+/** Milliseconds since the epoch. */
+const timestampSchema = z.number().min(0);
+
+const heartbeatInstallationSchema: z.ZodType<Installation> = z.strictObject({
+  id: z.string().min(1).max(INSTALLATION_ID_MAX_BYTES),
+  kind: agentKindSchema,
+  path: z.string().max(FILE_PATH_MAX_BYTES).optional(),
+  source: z.string().max(INSTALLATION_SOURCE_MAX_LENGTH).optional(),
+});
+
+export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = z.strictObject({
+  edge_id: edgeIdSchema,
+  edge_token: edgeTokenSchema,
+  device: deviceSchema,
+  agent_kinds: z.array(agentKindSchema).max(AGENT_KINDS_MAX),
+  installations: z.array(heartbeatInstallationSchema).max(HEARTBEAT_INSTALLATIONS_MAX),
+  live_sessions: countSchema,
+  max_sessions: countSchema,
+  sent_at: timestampSchema,
+});
+
+export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
+  v: z.literal(1),
+  session_id: internalIdSchema,
+  edge_id: edgeIdSchema,
+  actor_id: actorIdSchema,
+  access_id: internalIdSchema.optional(),
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  revision: countSchema,
+  snapshot: edgeAgentResultSchema,
+  emitted_at: timestampSchema,
+  recorded_at: timestampSchema,
+});
+
+const accessInputSchema: z.ZodType<AccessInput> = z.strictObject({
+  name: nameSchema,
+  kind: agentKindSchema,
+  edge_id: edgeIdSchema,
+  installation_id: z.string().min(1).max(INSTALLATION_ID_MAX_BYTES),
+  project: projectSchema,
+});
+
+/** One strict schema per internal request subject. */
 export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
-  routerEdgeAgent: anything<RequestOf<'routerEdgeAgent'>>(),
-  routerPresence: anything<RequestOf<'routerPresence'>>(),
-  routerSessionUpdate: anything<RequestOf<'routerSessionUpdate'>>(),
-  historyAuthorize: anything<RequestOf<'historyAuthorize'>>(),
-  historyAccessList: anything<RequestOf<'historyAccessList'>>(),
-  historyAccessCreate: anything<RequestOf<'historyAccessCreate'>>(),
-  historyAccessUpdate: anything<RequestOf<'historyAccessUpdate'>>(),
-  historyAccessDelete: anything<RequestOf<'historyAccessDelete'>>(),
-  historyConnectorList: anything<RequestOf<'historyConnectorList'>>(),
-  historyConnectorEnroll: anything<RequestOf<'historyConnectorEnroll'>>(),
-  historySessions: anything<RequestOf<'historySessions'>>(),
+  // The api has validated the request already; the router checks it again because it trusts
+  // no payload, and the rules bound every field of it.
+  routerEdgeAgent: z.strictObject({
+    actor_id: actorIdSchema,
+    request: refineWith(edgeAgentRequestSchema, validateEdgeAgentRequest),
+    project_root: projectSchema.optional(),
+  }),
+  routerPresence: z.strictObject({
+    edge_ids: z.array(edgeIdSchema).max(CONNECTORS_LIST_MAX),
+  }),
+  routerSessionUpdate: z.strictObject({
+    edge_id: edgeIdSchema,
+    edge_token: edgeTokenSchema,
+    actor_id: actorIdSchema,
+    access_id: internalIdSchema.optional(),
+    session_id: internalIdSchema,
+    revision: countSchema,
+    snapshot: edgeAgentResultSchema,
+    emitted_at: timestampSchema,
+  }),
+  historyAuthorize: z.strictObject({
+    actor_id: actorIdSchema,
+    edge_id: edgeIdSchema,
+    access_id: internalIdSchema.optional(),
+  }),
+  historyAccessList: z.strictObject({
+    actor_id: actorIdSchema,
+    page: z.int().min(1),
+    page_size: z.int().min(1).max(ACCESSES_PAGE_SIZE_MAX),
+  }),
+  historyAccessCreate: z.strictObject({
+    actor_id: actorIdSchema,
+    access: accessInputSchema,
+  }),
+  historyAccessUpdate: z.strictObject({
+    actor_id: actorIdSchema,
+    id: internalIdSchema,
+    access: accessInputSchema,
+  }),
+  historyAccessDelete: z.strictObject({
+    actor_id: actorIdSchema,
+    id: internalIdSchema,
+  }),
+  historyConnectorList: z.strictObject({
+    actor_id: actorIdSchema,
+  }),
+  historyConnectorEnroll: z.strictObject({
+    actor_id: actorIdSchema,
+    name: nameSchema,
+    device: deviceSchema.optional(),
+  }),
+  historySessions: z.strictObject({
+    actor_id: actorIdSchema,
+    access_id: internalIdSchema,
+    edge_id: edgeIdSchema,
+    page: z.int().min(1).max(HISTORY_PAGE_MAX),
+  }),
 };
-
-export type ValidationResult = { ok: true } | { ok: false; reason: string };
-/** The rules of reference §2.2 for one request (sizes, allowed fields, per-action shape). */
-export function validateEdgeAgentRequest(_request: EdgeAgentRequest): ValidationResult {
-  return { ok: true };
-}
-/** The edge's envelope checks (reference §2.2 "Edge-side envelope checks"). */
-export function validateRpcEnvelope(_rpc: EdgeAgentRPCRequest): ValidationResult {
-  return { ok: true };
-}

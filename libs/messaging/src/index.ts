@@ -4,6 +4,7 @@ export type { NatsConnectOptions } from './nats-connection.js';
 export {
   RpcUnavailableError,
   RpcRemoteError,
+  RpcReplyTooLargeError,
   requestJson,
   requestService,
 } from './rpc-client.js';

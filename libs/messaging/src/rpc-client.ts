@@ -32,9 +32,22 @@ export class RpcRemoteError extends Error {
   }
 }
 
+/** The reply was larger than the caller allows (RequestOptions.maxReplyBytes). */
+export class RpcReplyTooLargeError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly bytes: number,
+  ) {
+    super(`Reply on ${subject} is ${bytes} bytes, over the allowed size.`);
+    this.name = 'RpcReplyTooLargeError';
+  }
+}
+
 export interface RequestOptions {
   timeoutMs: number;
   headers?: MsgHdrs;
+  /** Refuse (RpcReplyTooLargeError) a reply whose encoded size exceeds this, before decoding it. */
+  maxReplyBytes?: number;
 }
 
 function unavailableReason(error: unknown): 'no_responders' | 'timeout' | 'disconnected' | null {
@@ -56,17 +69,22 @@ export async function requestJson<T>(
   payload: unknown,
   options: RequestOptions,
 ): Promise<T> {
+  let data: Uint8Array;
   try {
     const reply = await nc.request(subject, encodeJson(payload), {
       timeout: options.timeoutMs,
       headers: options.headers,
     });
-    return decodeJson<T>(reply.data, subject);
+    data = reply.data;
   } catch (error) {
     const reason = unavailableReason(error);
     if (reason) throw new RpcUnavailableError(subject, reason);
     throw error;
   }
+  if (options.maxReplyBytes !== undefined && data.length > options.maxReplyBytes) {
+    throw new RpcReplyTooLargeError(subject, data.length);
+  }
+  return decodeJson<T>(data, subject);
 }
 
 /** A typed request to one of Tether's services; an RpcError reply is thrown as RpcRemoteError. */
