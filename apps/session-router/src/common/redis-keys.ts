@@ -1,0 +1,25 @@
+// Every Redis key of the router, in one place. Per-session keys carry the session id in a hash
+// tag so all of a session's keys land in one Redis Cluster slot (ARCHITECTURE.md "Names").
+export class RedisKeys {
+  constructor(private readonly namespace: string) {}
+
+  revision(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:rev`;
+  }
+  epoch(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:epoch`;
+  }
+  meta(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:meta`;
+  }
+  lease(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:lease`;
+  }
+  /** Sorted set of session ids scored by the ms timestamp their lease is due. */
+  leases(): string {
+    return `${this.namespace}:leases`;
+  }
+  presence(edgeId: string): string {
+    return `${this.namespace}:edge:${edgeId}:presence`;
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { LeasesModule } from '../leases/leases.module.js';
+import { WatchModule } from '../watch/watch.module.js';
+import { EdgeAgentHandler } from './edge-agent.handler.js';
+import { EdgeAgentService } from './edge-agent.service.js';
+
+@Module({
+  imports: [WatchModule, LeasesModule],
+  controllers: [EdgeAgentHandler],
+  providers: [EdgeAgentService],
+})
+export class EdgeAgentModule {}

@@ -1,0 +1,89 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  EDGE_AGENT_RPC_VERSION,
+  Limits,
+  result,
+  type EdgeAgentRPCRequest,
+  type EdgeAgentResult,
+  type RouterEdgeAgentRequest,
+  type Subjects,
+} from '#contracts';
+import { NATS_CONNECTION, requestService } from '#messaging';
+import { EdgeRpcClient } from '../common/edge-rpc.client.js';
+import { SUBJECTS } from '../common/tokens.js';
+import { LeasesService } from '../leases/leases.service.js';
+import { WatchService } from '../watch/watch.service.js';
+import { historyPage, mergeSessions } from './sessions-merge.js';
+
+/** Edge statuses meaning the edge could not be asked; history still answers for it. */
+const OFFLINE_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upgrade_required']);
+
+/** Routes one authorized action to its edge, with the router's own parts (watch, sessions, leases). */
+@Injectable()
+export class EdgeAgentService {
+  private readonly log = new Logger(EdgeAgentService.name);
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly edge: EdgeRpcClient,
+    private readonly watcher: WatchService,
+    private readonly leases: LeasesService,
+  ) {}
+
+  async route(command: RouterEdgeAgentRequest): Promise<EdgeAgentResult> {
+    const { request } = command;
+    // `expire` is the reaper's own action; nobody outside the router may send it.
+    if (request.action === 'expire') return result('invalid_request');
+    const rpc: EdgeAgentRPCRequest = {
+      version: EDGE_AGENT_RPC_VERSION,
+      actor_id: command.actor_id,
+      request,
+      ...(command.project_root !== undefined ? { project_root: command.project_root } : {}),
+    };
+    // The renewal runs beside the edge call, off the critical path of the reply.
+    const renewal = this.leases.touch(command.actor_id, request);
+    const reply = await this.dispatch(rpc);
+    await renewal;
+    // `start` names its session only in the reply.
+    if (request.action === 'start' && reply.status === 'ok' && reply.session_id) {
+      await this.leases.touch(command.actor_id, request, reply.session_id);
+    }
+    return reply;
+  }
+
+  private dispatch(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    switch (rpc.request.action) {
+      case 'watch':
+        return this.watcher.watch(rpc);
+      case 'sessions':
+        return this.sessions(rpc);
+      default:
+        return this.edge.call(rpc);
+    }
+  }
+
+  private async sessions(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const { access_id: accessId, edge_id: edgeId } = rpc.request;
+    if (!accessId) return this.edge.call(rpc);
+    const page = historyPage(rpc.request.history_page);
+    const [live, stored] = await Promise.all([
+      this.edge.call(rpc),
+      requestService(
+        this.nc,
+        this.subjects,
+        'historySessions',
+        { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, page },
+        { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS },
+      ).catch((error: unknown) => {
+        this.log.warn(`Stored sessions of access ${accessId} unavailable: ${(error as Error).message}`);
+        return null;
+      }),
+    ]);
+    if (!stored) return live;
+    // An edge-level refusal (e.g. unsupported_user) is the answer; only "cannot reach" falls back.
+    if (live.status !== 'ok' && !OFFLINE_STATUSES.has(live.status)) return live;
+    return mergeSessions(live, stored, page);
+  }
+}

@@ -1,0 +1,24 @@
+import { Limits } from '#contracts';
+
+export interface LeaseTimes {
+  saved: boolean;
+  touched: number;
+  created: number;
+}
+
+/**
+ * When an idle lease falls due (reference §4): saved sessions after 30 min idle or 24 h of
+ * runtime age, transient ones after 90 s idle or 30 min; whichever comes first.
+ */
+export function leaseDueAt({ saved, touched, created }: LeaseTimes): number {
+  const idle = saved ? Limits.SAVED_SESSION_IDLE_MS : Limits.TRANSIENT_SESSION_IDLE_MS;
+  const maxAge = saved ? Limits.SAVED_SESSION_MAX_AGE_MS : Limits.TRANSIENT_SESSION_MAX_AGE_MS;
+  return Math.min(touched + idle, created + maxAge);
+}
+
+/** Actions that renew a session's lease: every user action on a session, but not reads of catalogs
+ * nor the internal `snapshot` (reference §4: background syncs must not keep a session alive). */
+const NON_RENEWING = new Set<string>(['snapshot', 'sessions', 'discover', 'directories', 'expire']);
+export function renewsLease(action: string): boolean {
+  return !NON_RENEWING.has(action);
+}

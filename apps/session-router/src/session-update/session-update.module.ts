@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { SessionUpdateHandler } from './session-update.handler.js';
+import { SessionUpdateRepository } from './session-update.repository.js';
+import { SessionUpdateService } from './session-update.service.js';
+
+@Module({
+  controllers: [SessionUpdateHandler],
+  providers: [SessionUpdateRepository, SessionUpdateService],
+})
+export class SessionUpdateModule {}

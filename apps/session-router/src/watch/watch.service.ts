@@ -1,0 +1,118 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult, type Subjects } from '#contracts';
+import { NATS_CONNECTION, decodeJson } from '#messaging';
+import type { RouterConfig } from '../config.js';
+import { EdgeRpcClient } from '../common/edge-rpc.client.js';
+import { SESSION_ID_PATTERN, WATCH_WAITERS_MAX } from '../common/limits.js';
+import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { RevisionWaiters } from './revision-waiters.js';
+import { WatchRepository } from './watch.repository.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `watch` waits here rather than on the edge (reference §2.3: up to 15 s for the revision to move),
+ * so a waiting browser holds no edge RPC slot. Revisions move when an edge's session update is
+ * stored (by any replica), which publishes a notice every replica hears on one wildcard
+ * subscription.
+ */
+@Injectable()
+export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(WatchService.name);
+  private readonly waiters = new RevisionWaiters();
+  private subscription: Subscription | undefined;
+  private closing = false;
+
+  constructor(
+    @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly repository: WatchRepository,
+    private readonly edge: EdgeRpcClient,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Not in the queue group: every replica must hear every notice to wake its own waiters.
+    this.subscription = this.nc.subscribe(this.subjects.revisionWildcard, {
+      callback: (error, msg) => {
+        if (error) {
+          this.log.error(`Revision subscription failed: ${error.message}`);
+          return;
+        }
+        const sessionId = this.subjects.sessionIdOf(msg.subject);
+        if (!sessionId) return;
+        try {
+          const notice = decodeJson<{ revision?: unknown }>(msg.data, msg.subject);
+          if (typeof notice.revision === 'number') this.waiters.notify(sessionId, notice.revision);
+        } catch {
+          this.log.warn(`Ignored a malformed revision notice for session ${sessionId}.`);
+        }
+      },
+    });
+  }
+
+  /** Watches waiting in this process right now. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  /** Shutdown: answer every waiting watch now instead of holding the drain for the full wait. */
+  release(): void {
+    this.closing = true;
+    this.waiters.wakeAll();
+  }
+
+  onModuleDestroy(): void {
+    this.release();
+    this.subscription?.unsubscribe();
+  }
+
+  async watch(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const sessionId = rpc.request.session_id;
+    const cursor = Number(rpc.request.cursor ?? '');
+    // Anything the router cannot reason about goes to the edge, which validates and waits natively.
+    if (
+      this.closing ||
+      !sessionId ||
+      !SESSION_ID_PATTERN.test(sessionId) ||
+      !Number.isSafeInteger(cursor) ||
+      cursor < 0 ||
+      this.waiters.size >= WATCH_WAITERS_MAX
+    ) {
+      return this.edge.call(rpc);
+    }
+    // Register before reading Redis, so a notice landing between the read and the wait is not missed.
+    const waiter = this.waiters.register(sessionId, cursor);
+    try {
+      let stored;
+      try {
+        stored = await this.repository.revision(sessionId);
+      } catch (error) {
+        this.log.warn(
+          `Revision of session ${sessionId} unreadable, the edge waits: ${(error as Error).message}`,
+        );
+        stored = null;
+      }
+      if (!stored) return await this.edge.call(rpc);
+      if (stored.revision > cursor || stored.closed) return await this.poll(rpc);
+      await waiter.wait(this.config.watchWaitMs);
+    } finally {
+      waiter.dispose();
+    }
+    // A burst of updates usually follows the first one; one reply carries them all.
+    await sleep(Limits.WATCH_COALESCE_MS);
+    return this.poll(rpc);
+  }
+
+  private poll(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const { cursor: _cursor, ...request } = rpc.request;
+    return this.edge.call({ ...rpc, request: { ...request, action: 'poll' } });
+  }
+}

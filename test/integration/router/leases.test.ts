@@ -1,0 +1,109 @@
+import { Limits, result } from '#contracts';
+import { requestService } from '#messaging';
+import { createSuite, eventually, fakeEdge, sessionId, type Suite } from './router-harness.js';
+
+const EDGE = '501';
+
+describe('router idle leases', () => {
+  let suite: Suite;
+  let edge: ReturnType<typeof fakeEdge>;
+
+  beforeAll(async () => {
+    suite = await createSuite('leases');
+    edge = fakeEdge(suite, EDGE, (rpc) =>
+      result(rpc.request.action === 'expire' ? 'expired' : 'ok', { session_id: rpc.request.session_id }),
+    );
+    await edge.ready();
+    for (let i = 0; i < 3; i += 1) await suite.startRouter({ TETHER_LEASE_REAPER_INTERVAL_MS: '100' });
+  });
+  afterAll(async () => {
+    edge.stop();
+    await suite.cleanup();
+  });
+
+  const leasesKey = () => `${suite.namespace}:leases`;
+  const leaseKey = (sid: string) => `${suite.namespace}:{${sid}}:lease`;
+  /** A lease as a user action would have left it, idle since long enough to be due. */
+  const seedDueLease = async (sid: string, edgeId = EDGE, running = false) => {
+    const past = Date.now() - Limits.TRANSIENT_SESSION_IDLE_MS - 1_000;
+    await suite.redis.hset(leaseKey(sid), {
+      created: past,
+      touched: past,
+      saved: '0',
+      edge: edgeId,
+      owner: 'user-1',
+      access: '',
+      attempts: '0',
+    });
+    if (running) await suite.redis.hset(`${suite.namespace}:{${sid}}:meta`, { running: '1', edge: edgeId });
+    await suite.redis.zadd(leasesKey(), past + Limits.TRANSIENT_SESSION_IDLE_MS, sid);
+  };
+
+  it('renews a lease on a user action and not on snapshot', async () => {
+    const sid = sessionId();
+    const route = (action: 'poll' | 'snapshot', id: string) =>
+      requestService(
+        suite.nc,
+        suite.subjects,
+        'routerEdgeAgent',
+        { actor_id: 'user-1', request: { edge_id: EDGE, action: action as 'poll', session_id: id } },
+        { timeoutMs: 10_000 },
+      );
+    await route('poll', sid);
+    const score = Number(await suite.redis.zscore(leasesKey(), sid));
+    expect(score).toBeGreaterThan(Date.now());
+    expect(score).toBeLessThanOrEqual(Date.now() + Limits.TRANSIENT_SESSION_IDLE_MS);
+    expect(await suite.redis.hgetall(leaseKey(sid))).toMatchObject({
+      edge: EDGE,
+      owner: 'user-1',
+      saved: '0',
+    });
+  });
+
+  it('expires each of 50 due sessions exactly once across 3 replicas, and never a running one', async () => {
+    const due = Array.from({ length: 50 }, () => sessionId());
+    const running = Array.from({ length: 3 }, () => sessionId());
+    await Promise.all([
+      ...due.map((sid) => seedDueLease(sid)),
+      ...running.map((sid) => seedDueLease(sid, EDGE, true)),
+    ]);
+
+    const expired = () => edge.requests.filter((rpc) => rpc.request.action === 'expire');
+    await eventually(
+      () => expired().length,
+      (count) => count >= due.length,
+      20_000,
+    );
+    // Let any double claim show up before counting.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const counts = new Map<string, number>();
+    for (const rpc of expired())
+      counts.set(rpc.request.session_id!, (counts.get(rpc.request.session_id!) ?? 0) + 1);
+    expect([...counts.keys()].sort()).toEqual([...due].sort());
+    expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    expect(expired()[0]).toEqual({
+      version: 1,
+      actor_id: 'user-1',
+      request: { edge_id: EDGE, action: 'expire', session_id: expired()[0]!.request.session_id },
+    });
+    for (const sid of due) {
+      expect(await suite.redis.zscore(leasesKey(), sid)).toBeNull();
+      expect(await suite.redis.exists(leaseKey(sid))).toBe(0);
+    }
+    for (const sid of running) {
+      expect(Number(await suite.redis.zscore(leasesKey(), sid))).toBeGreaterThan(Date.now());
+    }
+  }, 30_000);
+
+  it('keeps the lease of a session whose edge is offline for a later retry', async () => {
+    const sid = sessionId();
+    await seedDueLease(sid, '599');
+    const attempts = await eventually(
+      async () => Number(await suite.redis.hget(leaseKey(sid), 'attempts')),
+      (count) => count >= 1,
+    );
+    expect(attempts).toBe(1);
+    expect(Number(await suite.redis.zscore(leasesKey(), sid))).toBeGreaterThan(Date.now());
+  });
+});

@@ -1,0 +1,130 @@
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { result } from '#contracts';
+import { decodeJson, requestService } from '#messaging';
+import type { JournalEntry, SessionUpdate } from '#contracts';
+import { createSuite, eventually, sessionId, sessionUpdate, type Suite } from './router-harness.js';
+
+describe('router session updates', () => {
+  let suite: Suite;
+  let jsm: JetStreamManager;
+
+  beforeAll(async () => {
+    suite = await createSuite('sessupdate');
+    await suite.startRouter();
+    jsm = await jetstreamManager(suite.nc);
+  });
+  afterAll(async () => {
+    await suite.cleanup();
+  });
+
+  const send = (update: SessionUpdate) =>
+    requestService(suite.nc, suite.subjects, 'routerSessionUpdate', update, { timeoutMs: 10_000 });
+  const storedCount = async (sid: string) => {
+    const info = await jsm.streams.info(suite.subjects.sessionsStream, {
+      subjects_filter: suite.subjects.sessionJournal(sid),
+    });
+    return info.state.subjects?.[suite.subjects.sessionJournal(sid)] ?? 0;
+  };
+
+  it('refuses a bad edge token and stores nothing', async () => {
+    const sid = sessionId();
+    await expect(
+      send(sessionUpdate({ session_id: sid, revision: 1, edge_token: 'forged' })),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(await storedCount(sid)).toBe(0);
+    expect(await suite.redis.keys(`${suite.namespace}:{${sid}}:*`)).toEqual([]);
+  });
+
+  it('stores the journal entry in JetStream before acknowledging, with a dedup id', async () => {
+    const sid = sessionId();
+    const notices: unknown[] = [];
+    const sub = suite.nc.subscribe(suite.subjects.sessionRevision(sid), {
+      callback: (_error, msg) => {
+        notices.push(decodeJson(msg.data));
+      },
+    });
+    await suite.nc.flush();
+    const update = sessionUpdate({
+      session_id: sid,
+      revision: 2,
+      access_id: 'c'.repeat(32),
+      snapshot: result('ok', {
+        session_id: sid,
+        revision: 2,
+        running: true,
+        messages: [{ role: 'user', text: 'hello' }],
+        approvals: [{ id: 'ap1' }],
+        models: [{ id: 'm1' }],
+      }),
+    });
+    const ack = await send(update);
+    expect(ack).toMatchObject({ ok: true, sequence: 2, duplicate: false });
+
+    const message = await jsm.streams.getMessage(suite.subjects.sessionsStream, {
+      last_by_subj: suite.subjects.sessionJournal(sid),
+    });
+    expect(message?.subject).toBe(suite.subjects.sessionJournal(sid));
+    expect(message?.header.get('Nats-Msg-Id')).toBe(`${sid}:${ack.epoch}:2`);
+    const entry = decodeJson<JournalEntry>(message!.data);
+    expect(entry).toMatchObject({
+      v: 1,
+      session_id: sid,
+      edge_id: '101',
+      actor_id: 'user-1',
+      epoch: ack.epoch,
+      revision: 2,
+    });
+    expect(entry.snapshot).toEqual({
+      version: 1,
+      status: 'ok',
+      session_id: sid,
+      revision: 2,
+      running: true,
+      messages: [{ role: 'user', text: 'hello' }],
+    });
+    expect(JSON.stringify(entry)).not.toContain(update.edge_token);
+
+    expect(await suite.redis.get(`${suite.namespace}:{${sid}}:rev`)).toBe('2');
+    expect(await suite.redis.hgetall(`${suite.namespace}:{${sid}}:meta`)).toMatchObject({
+      owner: 'user-1',
+      edge: '101',
+      access: 'c'.repeat(32),
+      running: '1',
+      closed: '0',
+    });
+    const heard = await eventually(
+      () => notices,
+      (list) => list.length > 0,
+    );
+    expect(heard).toEqual([{ session_id: sid, revision: 2 }]);
+    sub.unsubscribe();
+  });
+
+  it('acknowledges a retried update as a duplicate and stores it once', async () => {
+    const sid = sessionId();
+    const update = sessionUpdate({ session_id: sid, revision: 1 });
+    const first = await send(update);
+    const retry = await send(update);
+    expect(first.duplicate).toBe(false);
+    expect(retry).toEqual({ ok: true, epoch: first.epoch, sequence: 1, duplicate: true });
+    expect(await storedCount(sid)).toBe(1);
+    // A later revision is a new entry in the same epoch.
+    const next = await send(sessionUpdate({ session_id: sid, revision: 2 }));
+    expect(next).toMatchObject({ epoch: first.epoch, duplicate: false });
+    expect(await storedCount(sid)).toBe(2);
+  });
+
+  it('refuses an update for a session of another edge', async () => {
+    const sid = sessionId();
+    await send(sessionUpdate({ session_id: sid, revision: 1, edge_id: '101' }));
+    await expect(send(sessionUpdate({ session_id: sid, revision: 2, edge_id: '102' }))).rejects.toMatchObject(
+      {
+        code: 'invalid_request',
+      },
+    );
+    expect(await storedCount(sid)).toBe(1);
+    expect(await suite.redis.get(`${suite.namespace}:{${sid}}:rev`)).toBe('1');
+  });
+});
