@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PRISMA, Prisma, PrismaClient } from '#persistence';
+
+export interface StoredAccess {
+  id: string;
+  name: string;
+  kind: string;
+  edgeId: bigint;
+  installationId: string;
+  project: string;
+}
+
+export interface AccessFields {
+  name: string;
+  kind: string;
+  edgeId: bigint;
+  installationId: string;
+  project: string;
+}
+
+const ACCESS_FIELDS = {
+  id: true,
+  name: true,
+  kind: true,
+  edgeId: true,
+  installationId: true,
+  project: true,
+} as const;
+
+/** What a tombstoned session row keeps: its key, revision and flags, never its content. */
+const EMPTY_PAYLOAD: Prisma.InputJsonObject = {};
+
+@Injectable()
+export class AccessesRepository {
+  constructor(@Inject(PRISMA) private readonly db: PrismaClient) {}
+
+  async listOwned(
+    ownerId: string,
+    skip: number,
+    take: number,
+  ): Promise<{ items: StoredAccess[]; total: number }> {
+    const [items, total] = await this.db.$transaction([
+      this.db.agentAccess.findMany({
+        where: { ownerId },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip,
+        take,
+        select: ACCESS_FIELDS,
+      }),
+      this.db.agentAccess.count({ where: { ownerId } }),
+    ]);
+    return { items, total };
+  }
+
+  findOwned(ownerId: string, id: string): Promise<StoredAccess | null> {
+    return this.db.agentAccess.findFirst({ where: { id, ownerId }, select: ACCESS_FIELDS });
+  }
+
+  create(ownerId: string, id: string, fields: AccessFields): Promise<StoredAccess> {
+    return this.db.agentAccess.create({ data: { id, ownerId, ...fields }, select: ACCESS_FIELDS });
+  }
+
+  /** The updated access, or null when no access of this owner has the id. */
+  async updateOwned(ownerId: string, id: string, fields: AccessFields): Promise<StoredAccess | null> {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.agentAccess.updateMany({ where: { id, ownerId }, data: fields });
+      if (count === 0) return null;
+      return tx.agentAccess.findFirst({ where: { id, ownerId }, select: ACCESS_FIELDS });
+    });
+  }
+
+  /**
+   * Deletes the access and everything stored under it, in one transaction: session rows become
+   * tombstones without payload or title (so a late journal message cannot revive them),
+   * archived windows and journal rows go. The access row is deleted FIRST: that takes its row
+   * lock, which the journal writer's `FOR SHARE` check waits on, so a session saved concurrently
+   * is either refused or committed before the tombstoning statement runs (and then tombstoned).
+   */
+  async deleteOwned(ownerId: string, id: string): Promise<StoredAccess | null> {
+    return this.db.$transaction(async (tx) => {
+      const access = await tx.agentAccess.findFirst({ where: { id, ownerId }, select: ACCESS_FIELDS });
+      if (!access) return null;
+      const { count } = await tx.agentAccess.deleteMany({ where: { id, ownerId } });
+      if (count === 0) return null;
+      const scope = { ownerId, accessId: id };
+      await tx.sessionHistory.updateMany({
+        where: scope,
+        data: {
+          deleted: true,
+          payload: EMPTY_PAYLOAD,
+          title: '',
+          titleOverride: null,
+          updatedAt: new Date(),
+        },
+      });
+      await tx.sessionHistoryPage.deleteMany({ where: scope });
+      await tx.journalRow.deleteMany({ where: scope });
+      return access;
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PersistenceModule } from '#persistence';
+import { AccessesModule } from './accesses/accesses.module.js';
+import { AuthorizeModule } from './authorize/authorize.module.js';
+import { CoreModule, type HistoryRuntime } from './common/core.module.js';
+import { ConnectorsModule } from './connectors/connectors.module.js';
+import { JournalModule } from './journal/journal.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
+
+@Module({})
+export class AppModule {
+  static register(runtime: HistoryRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.register(runtime),
+        PersistenceModule.forRoot({
+          databaseUrl: runtime.config.databaseUrl,
+          maxConnections: runtime.config.databaseMaxConnections,
+        }),
+        ConnectorsModule,
+        AccessesModule,
+        AuthorizeModule,
+        SessionsModule,
+        JournalModule,
+      ],
+    };
+  }
+}

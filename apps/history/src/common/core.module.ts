@@ -1,0 +1,56 @@
+import {
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Subjects } from '#contracts';
+import { NATS_CONNECTION } from '#messaging';
+import type { HistoryConfig } from '../config.js';
+import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
+
+/**
+ * Drains the connection last: the transport has stopped its subscriptions and finished in-flight
+ * handlers, and the journal consumer has stopped, before any onApplicationShutdown hook runs;
+ * draining flushes their last replies and acks.
+ */
+@Injectable()
+export class NatsLifecycle implements OnApplicationShutdown {
+  private readonly logger = new Logger(NatsLifecycle.name);
+
+  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    await this.nc.drain();
+    this.logger.log('NATS connection drained.');
+  }
+}
+
+export interface HistoryRuntime {
+  config: HistoryConfig;
+  nc: NatsConnection;
+  subjects: Subjects;
+}
+
+/** What every context shares: config, the process's NATS connection and its subjects. */
+@Global()
+@Module({})
+export class CoreModule {
+  static register(runtime: HistoryRuntime): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [
+        { provide: HISTORY_CONFIG, useValue: runtime.config },
+        { provide: NATS_CONNECTION, useValue: runtime.nc },
+        { provide: SUBJECTS, useValue: runtime.subjects },
+        NatsLifecycle,
+      ],
+      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS],
+    };
+  }
+}

@@ -1,0 +1,22 @@
+import { ServiceError } from '#messaging';
+
+/** The connector does not exist or is not the actor's; the two are indistinguishable on purpose. */
+export class ConnectorNotFoundError extends ServiceError {
+  constructor() {
+    super('connector_not_found', 'Connector not found.');
+  }
+}
+
+/** The access does not exist, is not the actor's, or points at another connector. */
+export class AccessNotFoundError extends ServiceError {
+  constructor() {
+    super('access_not_found', 'Agent access not found.');
+  }
+}
+
+/** Input the contract schema accepted but a domain rule refuses. */
+export class InvalidRequestError extends ServiceError {
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PRISMA, PrismaClient } from '#persistence';
+
+export interface SessionScope {
+  ownerId: string;
+  accessId: string;
+  edgeId: bigint;
+}
+
+export interface StoredSessionSummary {
+  sessionId: string;
+  title: string;
+  titleOverride: string | null;
+  running: boolean;
+  closed: boolean;
+  status: string;
+  updatedAt: Date;
+  /** The stored snapshot; only thread_id and project are read from it. */
+  payload: unknown;
+}
+
+@Injectable()
+export class SessionsRepository {
+  constructor(@Inject(PRISMA) private readonly db: PrismaClient) {}
+
+  /** One page of live (not tombstoned) rows, newest first; served by session_histories_list_idx. */
+  async listPage(
+    scope: SessionScope,
+    skip: number,
+    take: number,
+  ): Promise<{ rows: StoredSessionSummary[]; total: number }> {
+    const where = { ...scope, deleted: false };
+    const [rows, total] = await this.db.$transaction([
+      this.db.sessionHistory.findMany({
+        where,
+        orderBy: [{ updatedAt: 'desc' }, { sessionId: 'desc' }],
+        skip,
+        take,
+        select: {
+          sessionId: true,
+          title: true,
+          titleOverride: true,
+          running: true,
+          closed: true,
+          status: true,
+          updatedAt: true,
+          payload: true,
+        },
+      }),
+      this.db.sessionHistory.count({ where }),
+    ]);
+    return { rows, total };
+  }
+}

@@ -1,0 +1,10 @@
+export { PersistenceModule, PrismaLifecycle, PRISMA } from './persistence.module.js';
+export { createPrismaClient, DEFAULT_MAX_CONNECTIONS, Prisma, PrismaClient } from './prisma-client.js';
+export type {
+  PrismaOptions,
+  AgentAccessRow,
+  ConnectorRow,
+  JournalRow,
+  SessionHistoryRow,
+  SessionHistoryPageRow,
+} from './prisma-client.js';

@@ -1,0 +1,42 @@
+import {
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { createPrismaClient, PrismaClient, type PrismaOptions } from './prisma-client.js';
+
+/** Injection token of the process's PrismaClient: `@Inject(PRISMA) db: PrismaClient`. */
+export const PRISMA = Symbol('PRISMA');
+
+/**
+ * Closes the pool after everything else stopped: Nest runs onApplicationShutdown after every
+ * onModuleDestroy/beforeApplicationShutdown hook, so consumers and handlers have finished
+ * their last writes by then.
+ */
+@Injectable()
+export class PrismaLifecycle implements OnApplicationShutdown {
+  private readonly logger = new Logger(PrismaLifecycle.name);
+
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect();
+    this.logger.log('Database connections closed.');
+  }
+}
+
+@Global()
+@Module({})
+export class PersistenceModule {
+  static forRoot(options: PrismaOptions): DynamicModule {
+    return {
+      module: PersistenceModule,
+      providers: [{ provide: PRISMA, useFactory: () => createPrismaClient(options) }, PrismaLifecycle],
+      exports: [PRISMA],
+    };
+  }
+}

@@ -1,0 +1,153 @@
+// Boots the history service in-process against the shared NATS and a fresh database, and talks
+// to it only over NATS, as the api and the router do. Database reads are for assertions only.
+import { randomBytes } from 'node:crypto';
+import type { INestMicroservice } from '@nestjs/common';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import pg from 'pg';
+import {
+  Limits,
+  Subjects,
+  type EdgeAgentResult,
+  type JournalEntry,
+  type RequestMap,
+  type RequestName,
+  type RequestOf,
+} from '#contracts';
+import { connectNats, encodeJson, requestService } from '#messaging';
+import { createTestDatabase, testServices, uniqueNamespace, type TestDatabase } from '#test-support';
+import { startHistory } from '../../../apps/history/src/bootstrap.js';
+import { loadHistoryConfig } from '../../../apps/history/src/config.js';
+
+/** How long a test waits for the journal consumer to catch up; generous for a loaded CI box. */
+const CATCH_UP_TIMEOUT_MS = 15_000;
+const CATCH_UP_POLL_MS = 50;
+
+/** Booting (database + migrations + Nest) and tearing down can take seconds on a busy machine. */
+export const HARNESS_TIMEOUT_MS = 60_000;
+/** For tests that wait for the journal consumer or make many requests. */
+export const SLOW_TEST_TIMEOUT_MS = 30_000;
+
+export const EDGE_SECRET = 'history-test-edge-secret-0123456789';
+
+export interface HistoryHarness {
+  subjects: Subjects;
+  nc: NatsConnection;
+  db: pg.Client;
+  call<N extends RequestName>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]>;
+  /** Publishes raw bytes to a session's journal; returns the stream sequence. */
+  publishRaw(sessionId: string, data: Uint8Array): Promise<number>;
+  publishEntry(entry: JournalEntry): Promise<number>;
+  /** Resolves once the history consumer has acked (or terminated) every message up to `seq`. */
+  caughtUp(seq: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function sessionId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function journalEntry(
+  scope: { actorId: string; edgeId: string; accessId?: string; sessionId: string },
+  revision: number,
+  snapshot: Partial<EdgeAgentResult> = {},
+  recordedAt = Date.now(),
+): JournalEntry {
+  const entry: JournalEntry = {
+    v: 1,
+    session_id: scope.sessionId,
+    edge_id: scope.edgeId,
+    actor_id: scope.actorId,
+    epoch: 'e1',
+    revision,
+    snapshot: {
+      version: 1,
+      status: 'ok',
+      session_id: scope.sessionId,
+      revision,
+      title: `Title at ${revision}`,
+      project: '/home/dev/project',
+      thread_id: 'thread-1',
+      running: false,
+      closed: false,
+      messages: [{ role: 'user', text: `message ${revision}` }],
+      models: [{ id: 'gpt-test' }],
+      approvals: [{ id: 'approval-1', command: 'ls' }],
+      ...snapshot,
+    },
+    emitted_at: recordedAt,
+    recorded_at: recordedAt,
+  };
+  if (scope.accessId) entry.access_id = scope.accessId;
+  return entry;
+}
+
+export async function startHarness(label: string): Promise<HistoryHarness> {
+  const services = await testServices();
+  const database: TestDatabase = await createTestDatabase(label);
+  const namespace = uniqueNamespace(label);
+  const subjects = new Subjects(namespace);
+  const config = loadHistoryConfig({
+    TETHER_NATS_URL: services.natsUrl,
+    TETHER_NAMESPACE: namespace,
+    TETHER_DATABASE_URL: database.url,
+    TETHER_EDGE_SECRET: EDGE_SECRET,
+    TETHER_LOG_LEVEL: 'warn',
+  });
+  let app: INestMicroservice | undefined;
+  let nc: NatsConnection | undefined;
+  const db = new pg.Client({ connectionString: database.url });
+  try {
+    app = await startHistory(config);
+    nc = await connectNats({ servers: services.natsUrl, name: `test-${label}` });
+    await db.connect();
+  } catch (error) {
+    await app?.close();
+    await nc?.close();
+    await db.end().catch(() => undefined);
+    await database.drop();
+    throw error;
+  }
+  const client = nc;
+  const js = jetstream(client);
+  const jsm = await jetstreamManager(client);
+  let published = 0;
+  const publishRaw = async (session: string, data: Uint8Array): Promise<number> => {
+    // A fresh message id each time: JetStream's duplicate window must not hide a redelivery
+    // the test means to make.
+    const ack = await js.publish(subjects.sessionJournal(session), data, {
+      msgID: `m${++published}-${sessionId()}`,
+    });
+    return ack.seq;
+  };
+
+  return {
+    subjects,
+    nc: client,
+    db,
+    call: (name, payload) =>
+      requestService(client, subjects, name, payload, { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS }),
+    publishRaw,
+    publishEntry: (entry) => publishRaw(entry.session_id, encodeJson(entry)),
+    async caughtUp(seq) {
+      const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
+      for (;;) {
+        const info = await jsm.consumers.info(subjects.sessionsStream, subjects.historyJournalConsumer);
+        // Everything up to seq delivered and nothing awaiting an ack (terminated messages do not
+        // always move the ack floor, so it is not the measure).
+        if (info.delivered.stream_seq >= seq && info.num_ack_pending === 0 && info.num_pending === 0) return;
+        if (Date.now() > deadline) {
+          throw new Error(`History consumer did not reach stream sequence ${seq}: ${JSON.stringify(info)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
+      }
+    },
+    async close() {
+      await app?.close();
+      await jsm.streams.delete(subjects.sessionsStream).catch(() => undefined);
+      await client.close();
+      await db.end();
+      await database.drop();
+    },
+  };
+}

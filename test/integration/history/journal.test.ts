@@ -1,0 +1,158 @@
+import { encodeJson } from '#messaging';
+import {
+  HARNESS_TIMEOUT_MS,
+  journalEntry,
+  sessionId,
+  SLOW_TEST_TIMEOUT_MS,
+  startHarness,
+  type HistoryHarness,
+} from './history-harness.js';
+
+const OWNER = 'journal-owner';
+
+interface SessionRow {
+  revision: string;
+  deleted: boolean;
+  title: string;
+  payload: Record<string, unknown>;
+}
+
+describe('history: journal consumer', () => {
+  let h: HistoryHarness;
+  let edgeId: string;
+  let accessId: string;
+
+  beforeAll(async () => {
+    h = await startHarness('journal');
+    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
+    accessId = (
+      await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
+      })
+    ).access.id;
+  }, HARNESS_TIMEOUT_MS);
+  afterAll(() => h.close(), HARNESS_TIMEOUT_MS);
+
+  async function journalRows(session: string): Promise<{ revision: string }[]> {
+    const result = await h.db.query<{ revision: string }>(
+      'SELECT revision::text AS revision FROM journal WHERE session_id = $1 ORDER BY revision',
+      [session],
+    );
+    return result.rows;
+  }
+
+  async function sessionRows(session: string): Promise<SessionRow[]> {
+    const result = await h.db.query<SessionRow>(
+      'SELECT revision::text AS revision, deleted, title, payload FROM session_histories WHERE session_id = $1',
+      [session],
+    );
+    return result.rows;
+  }
+
+  it(
+    'stores a message delivered twice once',
+    async () => {
+      const session = sessionId();
+      const entry = journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 7);
+      await h.publishEntry(entry);
+      const last = await h.publishEntry(entry);
+      await h.caughtUp(last);
+
+      expect(await journalRows(session)).toEqual([{ revision: '7' }]);
+      const rows = await sessionRows(session);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ revision: '7', deleted: false, title: 'Title at 7' });
+      // Live-only fields are not stored.
+      expect(rows[0]?.payload).not.toHaveProperty('models');
+      expect(rows[0]?.payload).not.toHaveProperty('approvals');
+      expect(rows[0]?.payload).toMatchObject({ session_id: session, thread_id: 'thread-1' });
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'does not let an older revision overwrite a newer one',
+    async () => {
+      const session = sessionId();
+      const scope = { actorId: OWNER, edgeId, accessId, sessionId: session };
+      await h.publishEntry(journalEntry(scope, 3, { title: 'newer' }));
+      const last = await h.publishEntry(journalEntry(scope, 2, { title: 'older' }));
+      await h.caughtUp(last);
+
+      expect(await journalRows(session)).toEqual([{ revision: '2' }, { revision: '3' }]);
+      expect(await sessionRows(session)).toEqual([
+        expect.objectContaining({ revision: '3', title: 'newer' }),
+      ]);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'stores nothing for transient sessions or another owner’s access',
+    async () => {
+      const transient = sessionId();
+      const foreign = sessionId();
+      await h.publishEntry(journalEntry({ actorId: OWNER, edgeId, sessionId: transient }, 1));
+      const last = await h.publishEntry(
+        journalEntry({ actorId: 'intruder', edgeId, accessId, sessionId: foreign }, 1),
+      );
+      await h.caughtUp(last);
+
+      expect(await journalRows(transient)).toEqual([]);
+      expect(await sessionRows(transient)).toEqual([]);
+      expect(await journalRows(foreign)).toEqual([]);
+      expect(await sessionRows(foreign)).toEqual([]);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'tombstones the sessions of a deleted access and saves none of them afterwards',
+    async () => {
+      const { access } = await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: { name: 'doomed', kind: 'codex', edge_id: edgeId, installation_id: 'i2', project: '/q' },
+      });
+      const session = sessionId();
+      const scope = { actorId: OWNER, edgeId, accessId: access.id, sessionId: session };
+      await h.caughtUp(await h.publishEntry(journalEntry(scope, 1, { title: 'secret plans' })));
+      expect(await sessionRows(session)).toHaveLength(1);
+
+      await h.call('historyAccessDelete', { actor_id: OWNER, id: access.id });
+      const tombstone = await sessionRows(session);
+      expect(tombstone).toEqual([{ revision: '1', deleted: true, title: '', payload: {} }]);
+      expect(await journalRows(session)).toEqual([]);
+
+      const later = sessionId();
+      await h.publishEntry(journalEntry(scope, 2, { title: 'after delete' }));
+      const last = await h.publishEntry(journalEntry({ ...scope, sessionId: later }, 1));
+      await h.caughtUp(last);
+      expect(await sessionRows(session)).toEqual(tombstone);
+      expect(await journalRows(session)).toEqual([]);
+      expect(await sessionRows(later)).toEqual([]);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'drops invalid messages and keeps consuming',
+    async () => {
+      const session = sessionId();
+      await h.publishRaw(session, new TextEncoder().encode('{not json'));
+      await h.publishRaw(session, encodeJson({ v: 1, session_id: session }));
+      // A valid entry published on another session's subject is not trusted either.
+      await h.publishRaw(
+        sessionId(),
+        encodeJson(journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 1)),
+      );
+      const last = await h.publishEntry(
+        journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 4),
+      );
+      await h.caughtUp(last);
+
+      expect(await journalRows(session)).toEqual([{ revision: '4' }]);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
+});
