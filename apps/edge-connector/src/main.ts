@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { loadEdgeConfig } from './config.js';
+import { startEdge } from './edge.app.js';
+
+const config = loadEdgeConfig();
+const edge = await startEdge(config);
+const log = new Logger('EdgeConnector');
+log.log(`Edge ${config.edgeId} serves ${config.agent} sessions in namespace ${config.namespace}.`);
+
+let stopping = false;
+const stop = (signal: string): void => {
+  if (stopping) return;
+  stopping = true;
+  log.log(`Received ${signal}; stopping.`);
+  edge.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      log.error(`Shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));

@@ -1,0 +1,634 @@
+// The edge's session manager: every edge_agent_v1 action after the envelope checks. Sessions are
+// scoped by (owner, access, session); any mismatch is `not_found` (reference §2.3, §5).
+import { realpath } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  APPROVAL_DECISIONS,
+  EDGE_AGENT_ACTIONS,
+  FILE_ACTIONS,
+  Limits,
+  PERMISSION_MODES,
+  result,
+  type ApprovalDecision,
+  type EdgeAgentResult,
+  type EdgeAgentRPCRequest,
+  type Installation,
+  type PermissionMode,
+  type SessionSummary,
+  type SessionUpdate,
+} from '#contracts';
+import { DriverError, type AgentDriver, type AgentSession } from '../agent/agent-driver.js';
+import { EdgeStatusError } from '../common/edge-errors.js';
+import { hashId, randomId } from '../common/random.js';
+import { LiveSession, validTitle, type SessionClock, type SessionSkill } from './live-session.js';
+
+export const AGENT_DRIVER = Symbol('AGENT_DRIVER');
+export const SESSIONS_OPTIONS = Symbol('SESSIONS_OPTIONS');
+export const SESSION_CHANGE_SINK = Symbol('SESSION_CHANGE_SINK');
+
+/** The session part of a SessionUpdate; the publisher adds the edge's credentials. */
+export type SessionChange = Omit<SessionUpdate, 'edge_id' | 'edge_token'>;
+
+/** Receives a way to build the latest update of a session after each change (see updates/). */
+export interface SessionChangeSink {
+  changed(sessionId: string, build: () => SessionChange): void;
+}
+
+export interface SessionsOptions {
+  homeDir: string;
+  /** True when the process runs as root and TETHER_EDGE_ALLOW_ROOT is not set. */
+  unsupportedUser: boolean;
+  clock?: SessionClock;
+  /** How long a closed saved session stays in memory; tests shorten it. */
+  closedRetentionMs?: number;
+}
+
+/** A model catalog larger than this is refused as a broken agent answer (reference §2.3). */
+const MODELS_MAX = 256;
+/** Actions of the contract this edge does not serve yet; clients learn it from the status. */
+const NOT_YET_SERVED: ReadonlySet<string> = new Set(['directories', 'resume', 'transcript', ...FILE_ACTIONS]);
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set([...EDGE_AGENT_ACTIONS, 'snapshot', 'expire']);
+
+const systemClock: SessionClock = { monotonic: () => performance.now(), wall: () => Date.now() };
+
+function toPublicStatus(error: unknown): EdgeStatusError {
+  if (error instanceof EdgeStatusError) return error;
+  if (error instanceof DriverError) return new EdgeStatusError(error.status, error.message);
+  return new EdgeStatusError('unavailable', 'The agent failed.');
+}
+
+@Injectable()
+export class SessionsService {
+  private readonly log = new Logger(SessionsService.name);
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly retention = new Map<string, NodeJS.Timeout>();
+  private readonly clock: SessionClock;
+  private startsInFlight = 0;
+  private installations: Installation[] = [];
+
+  constructor(
+    @Inject(AGENT_DRIVER) private readonly driver: AgentDriver,
+    @Inject(SESSIONS_OPTIONS) private readonly options: SessionsOptions,
+    @Inject(SESSION_CHANGE_SINK) private readonly sink: SessionChangeSink,
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  get liveSessions(): number {
+    let live = 0;
+    for (const session of this.sessions.values()) if (!session.closed) live += 1;
+    return live;
+  }
+
+  get knownInstallations(): Installation[] {
+    return this.installations;
+  }
+
+  /** One action of an already envelope-checked request. Never throws. */
+  async handle(rpc: EdgeAgentRPCRequest, signal: AbortSignal): Promise<EdgeAgentResult> {
+    try {
+      return await this.dispatch(rpc, signal);
+    } catch (error) {
+      const status = toPublicStatus(error);
+      if (!(error instanceof EdgeStatusError) && !(error instanceof DriverError)) {
+        this.log.error(`Action ${rpc.request.action} failed unexpectedly: ${(error as Error).message}`);
+      }
+      return result(status.status);
+    }
+  }
+
+  private dispatch(rpc: EdgeAgentRPCRequest, signal: AbortSignal): Promise<EdgeAgentResult> {
+    const action: string = rpc.request.action;
+    if (NOT_YET_SERVED.has(action))
+      throw new EdgeStatusError('upgrade_required', `${action} is not served yet.`);
+    switch (rpc.request.action) {
+      case 'discover':
+        return this.discover();
+      case 'start':
+        return this.start(rpc);
+      case 'sessions':
+        return Promise.resolve(this.list(rpc));
+      case 'poll':
+      case 'snapshot':
+        return Promise.resolve(this.lookup(rpc).snapshot());
+      case 'watch':
+        return this.watch(rpc, signal);
+      case 'send':
+        return this.send(rpc);
+      case 'interrupt':
+        return this.interrupt(rpc);
+      case 'stop':
+        return this.stop(rpc);
+      case 'expire':
+        return this.expire(rpc);
+      case 'approve':
+        return this.approve(rpc);
+      case 'answer':
+        return this.answer(rpc);
+      case 'permissions':
+        return this.permissions(rpc);
+      case 'models':
+        return this.listModels(rpc);
+      case 'model':
+        return this.selectModel(rpc);
+      case 'rename':
+        return Promise.resolve(this.rename(rpc));
+      case 'delete':
+        return Promise.resolve(this.remove(rpc));
+      case 'discard':
+        return this.discard(rpc);
+      default:
+        throw new EdgeStatusError(
+          'invalid_request',
+          KNOWN_ACTIONS.has(action) ? `${action} is not handled.` : 'Unknown action.',
+        );
+    }
+  }
+
+  // ---- lookup and lifetime ----
+
+  private lookup(rpc: EdgeAgentRPCRequest): LiveSession {
+    const session = this.sessions.get(rpc.request.session_id ?? '');
+    if (!session || session.owner !== rpc.actor_id || session.access !== (rpc.request.access_id ?? '')) {
+      throw new EdgeStatusError('not_found', 'No such session for this owner and access.');
+    }
+    return session;
+  }
+
+  private forget(session: LiveSession): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    const timer = this.retention.get(session.id);
+    if (timer) clearTimeout(timer);
+    this.retention.delete(session.id);
+  }
+
+  private onClosed(session: LiveSession): void {
+    if (!session.saved) return;
+    // Closed saved sessions answer polls for a day, then only history has them.
+    const timer = setTimeout(
+      () => this.forget(session),
+      this.options.closedRetentionMs ?? Limits.CLOSED_SNAPSHOT_RETENTION_MS,
+    );
+    timer.unref();
+    this.retention.set(session.id, timer);
+  }
+
+  private changeOf(session: LiveSession): SessionChange {
+    return {
+      actor_id: session.owner,
+      access_id: session.access || undefined,
+      session_id: session.id,
+      revision: session.revision,
+      snapshot: session.snapshot(),
+      emitted_at: session.updatedAt,
+    };
+  }
+
+  private track(session: LiveSession): void {
+    this.sink.changed(session.id, () => this.changeOf(session));
+  }
+
+  /** Closes the session and waits for the agent; a failed native close shows as `unavailable`. */
+  private async closeSession(session: LiveSession, status: 'session_closed' | 'expired'): Promise<void> {
+    try {
+      await session.close(status);
+    } catch {
+      this.log.warn(`Session ${session.id} did not close its agent cleanly.`);
+      session.closeFailed();
+    }
+  }
+
+  /** Closes every session (edge shutdown); their final states go to the publisher. */
+  async shutdown(): Promise<void> {
+    for (const timer of this.retention.values()) clearTimeout(timer);
+    this.retention.clear();
+    await Promise.allSettled(
+      [...this.sessions.values()].map((session) => this.closeSession(session, 'session_closed')),
+    );
+  }
+
+  // ---- discover / start ----
+
+  private requireSupportedUser(): void {
+    if (this.options.unsupportedUser)
+      throw new EdgeStatusError('unsupported_user', 'Agents do not run as root.');
+  }
+
+  private async discover(): Promise<EdgeAgentResult> {
+    this.requireSupportedUser();
+    let discovery;
+    try {
+      discovery = await this.driver.discover();
+    } catch (error) {
+      // A driver's own status (unsupported_user) passes through; anything else is unavailable.
+      if (error instanceof DriverError) throw error;
+      throw new EdgeStatusError('unavailable', 'Discovery failed.');
+    }
+    this.installations = discovery.installations;
+    return result('ok', {
+      installations: discovery.installations,
+      default_project: this.options.homeDir,
+      truncated: discovery.truncated,
+    });
+  }
+
+  /** Refreshes discovery when needed; a failure to find is `not_found`. */
+  async refreshInstallations(): Promise<Installation[]> {
+    const discovery = await this.driver.discover();
+    this.installations = discovery.installations;
+    return this.installations;
+  }
+
+  private async resolveDirectory(path: string): Promise<string> {
+    if (!isAbsolute(path) || path.includes('\0'))
+      throw new EdgeStatusError('invalid_request', 'The path must be absolute.');
+    try {
+      return await realpath(path);
+    } catch {
+      throw new EdgeStatusError('invalid_request', 'The path does not resolve.');
+    }
+  }
+
+  private async start(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    this.requireSupportedUser();
+    const request = rpc.request;
+    const project = await this.resolveDirectory(request.project ?? '');
+    const projectRoot = rpc.project_root ? await this.resolveDirectory(rpc.project_root) : project;
+    let cwd = project;
+    if (request.working_directory) {
+      const wanted = await this.resolveDirectory(request.working_directory);
+      const roots: string[] = [];
+      for (const root of [this.options.homeDir, rpc.project_root]) {
+        if (!root) continue;
+        try {
+          const resolved = await realpath(root);
+          if (resolved !== '/') roots.push(resolved);
+        } catch {
+          // A root that does not resolve offers nothing to browse.
+        }
+      }
+      if (!roots.some((root) => wanted === root || wanted.startsWith(`${root}/`))) {
+        throw new EdgeStatusError('invalid_request', 'The working directory is outside the browse roots.');
+      }
+      cwd = wanted;
+    }
+    let installation = this.installations.find((candidate) => candidate.id === request.installation_id);
+    if (!installation) {
+      const fresh = await this.refreshInstallations().catch(() => []);
+      installation = fresh.find((candidate) => candidate.id === request.installation_id);
+    }
+    if (!installation) throw new EdgeStatusError('not_found', 'No such installation.');
+    if (this.liveSessions + this.startsInFlight >= Limits.EDGE_LIVE_SESSIONS_MAX) {
+      throw new EdgeStatusError('busy', 'Live session capacity reached.');
+    }
+    this.startsInFlight += 1;
+    try {
+      const session = new LiveSession(
+        {
+          id: randomId(),
+          owner: rpc.actor_id,
+          access: request.access_id ?? '',
+          installation,
+          cwd,
+          projectRoot,
+        },
+        {
+          clock: this.clock,
+          changed: (changed) => this.track(changed),
+          closed: (closed) => this.onClosed(closed),
+        },
+      );
+      let agent: AgentSession;
+      try {
+        agent = await this.driver.open({
+          installation,
+          cwd,
+          saved: session.saved,
+          onEvent: (event) => session.apply(event),
+        });
+      } catch (error) {
+        if (error instanceof DriverError) throw error;
+        throw new EdgeStatusError('launch_failed', 'The agent did not start.');
+      }
+      session.attach(agent, agent.capabilities.skills ? await this.loadSkills(agent) : null);
+      this.makeRoom();
+      this.sessions.set(session.id, session);
+      this.log.log(`Session ${session.id} started with ${installation.kind}.`);
+      this.track(session);
+      return session.snapshot();
+    } finally {
+      this.startsInFlight -= 1;
+    }
+  }
+
+  private async loadSkills(agent: AgentSession): Promise<SessionSkill[] | null> {
+    try {
+      const skills = await agent.listSkills();
+      return skills.map((info) => ({ id: hashId(info.name, info.path), info }));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Keeps at most EDGE_REMEMBERED_SESSIONS_MAX in memory by forgetting the oldest closed ones. */
+  private makeRoom(): void {
+    while (this.sessions.size >= Limits.EDGE_REMEMBERED_SESSIONS_MAX) {
+      let oldest: LiveSession | undefined;
+      for (const session of this.sessions.values()) {
+        if (session.closed && (!oldest || session.updatedAt < oldest.updatedAt)) oldest = session;
+      }
+      if (!oldest) return;
+      this.forget(oldest);
+    }
+  }
+
+  // ---- reading ----
+
+  private list(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
+    const access = rpc.request.access_id ?? '';
+    const sessions: SessionSummary[] = [...this.sessions.values()]
+      .filter((session) => session.owner === rpc.actor_id && session.access === access)
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .map((session) => ({
+        session_id: session.id,
+        thread_id: session.agent?.threadId,
+        title: session.displayTitle(),
+        project: session.cwd,
+        updated_at: new Date(session.updatedAt).toISOString(),
+        running: session.running,
+        closed: session.closed,
+        status: session.status,
+      }));
+    return result('ok', { sessions, sessions_available: true });
+  }
+
+  private async watch(rpc: EdgeAgentRPCRequest, signal: AbortSignal): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    if (rpc.request.cursor === String(session.revision) && !session.closed) {
+      await session.waitForChange(Limits.WATCH_WAIT_MS, signal);
+    }
+    // A short pause after waking lets a burst of deltas land in one reply.
+    await new Promise<void>((done) => {
+      const timer = setTimeout(done, Limits.WATCH_COALESCE_MS);
+      signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+    });
+    if (signal.aborted) throw new EdgeStatusError('unavailable', 'The watch was cancelled.');
+    return this.lookup(rpc).snapshot();
+  }
+
+  // ---- turns ----
+
+  private send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    const request = rpc.request;
+    return session.lock.run(async () => {
+      // The session may have been discarded while this send waited for the lock.
+      this.lookup(rpc);
+      if ((request.attachments ?? []).length > 0) {
+        throw new EdgeStatusError('upgrade_required', 'Attachments are not served yet.');
+      }
+      let skill: SessionSkill | undefined;
+      if (request.skill_id) {
+        skill = session.skills.find((candidate) => candidate.id === request.skill_id);
+        if (!skill || !session.agent?.capabilities.skills)
+          throw new EdgeStatusError('invalid_request', 'Unknown skill.');
+      }
+      const text = request.text ?? '';
+      if (!text.trim()) throw new EdgeStatusError('invalid_request', 'The prompt is blank.');
+      if (session.running || session.closed || !session.agent)
+        throw new EdgeStatusError('busy', 'The session is busy.');
+      if (rpc.reset_revision) {
+        // Only the router sets it, after archiving exactly this revision; anything newer would be lost.
+        if (!session.saved || session.revision !== rpc.reset_revision) {
+          throw new EdgeStatusError('busy', 'The archived revision is stale.');
+        }
+        session.resetWindow();
+      }
+      session.beginTurn(text);
+      const timing = session.turnTiming;
+      try {
+        const { turnId } = await session.agent.startTurn({
+          text,
+          permissionMode: session.permissionMode,
+          model: session.selectedModel,
+          skill: skill?.info,
+        });
+        session.turnDispatched(turnId, timing);
+      } catch {
+        this.log.warn(`Session ${session.id} failed to dispatch a turn; closing it.`);
+        await this.closeFailedTurn(session);
+      }
+      return session.snapshot();
+    });
+  }
+
+  private async closeFailedTurn(session: LiveSession): Promise<void> {
+    try {
+      await session.close('turn_failed');
+    } catch {
+      // The session is already marked turn_failed; the native close is best effort.
+    }
+  }
+
+  private async interrupt(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    const turnId = session.currentTurnId;
+    // Before the native side named the turn there is nothing to interrupt yet (reference §9.11).
+    if (session.running && turnId && session.agent) {
+      try {
+        await session.agent.interrupt(turnId);
+      } catch {
+        await this.closeFailedTurn(session);
+      }
+    }
+    return session.snapshot();
+  }
+
+  private async stop(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    await this.closeSession(session, 'session_closed');
+    const snapshot = session.snapshot();
+    if (!session.saved) this.forget(session);
+    return snapshot;
+  }
+
+  /** The router's lease reaper: idle sessions close with `expired`; a running turn is never cut. */
+  private async expire(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    if (session.running) throw new EdgeStatusError('busy', 'A turn is running.');
+    if (!session.closed) await this.closeSession(session, 'expired');
+    const snapshot = session.snapshot();
+    if (!session.saved) this.forget(session);
+    return snapshot;
+  }
+
+  // ---- approvals, inputs, permissions ----
+
+  private requireInteractive(session: LiveSession, capability: 'approvals' | 'input' | 'permissions'): void {
+    if (!session.saved || !session.agent?.capabilities[capability]) {
+      throw new EdgeStatusError('upgrade_required', `${capability} need a saved access and a capable agent.`);
+    }
+  }
+
+  private async approve(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    this.requireInteractive(session, 'approvals');
+    if (session.closed) throw new EdgeStatusError('session_closed', 'The session is closed.');
+    const decision = rpc.request.decision ?? '';
+    if (!(APPROVAL_DECISIONS as readonly string[]).includes(decision)) {
+      throw new EdgeStatusError('invalid_request', 'Unknown decision.');
+    }
+    const taken = session.takeApproval(rpc.request.approval_id ?? '');
+    if (!taken) throw new EdgeStatusError('invalid_request', 'No such pending approval for this turn.');
+    try {
+      await session.agent?.respondApproval(taken.nativeId, decision as ApprovalDecision);
+    } catch {
+      this.log.warn(`Session ${session.id} could not deliver an approval; closing it.`);
+      session.fail('unavailable');
+    }
+    return session.snapshot();
+  }
+
+  private async answer(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    this.requireInteractive(session, 'input');
+    const inputId = rpc.request.input_id ?? '';
+    const view = session.closed ? undefined : session.pendingInput(inputId);
+    if (!view) throw new EdgeStatusError('invalid_request', 'No such pending input for this turn.');
+    const questions = view.questions ?? [];
+    const given = rpc.request.answers ?? [];
+    if (given.length !== questions.length)
+      throw new EdgeStatusError('invalid_request', 'Answer every question once.');
+    const answers = new Map<string, string>();
+    for (const item of given) {
+      const question = questions.find((candidate) => candidate.id === item.question_id);
+      const answer = item.answers[0];
+      if (
+        !question ||
+        answers.has(item.question_id) ||
+        item.answers.length !== 1 ||
+        answer === undefined ||
+        !answer.trim()
+      ) {
+        throw new EdgeStatusError('invalid_request', 'Each question takes exactly one answer.');
+      }
+      const options = question.options ?? [];
+      if (options.length > 0 && !question.is_other && !options.some((option) => option.label === answer)) {
+        throw new EdgeStatusError('invalid_request', 'The answer is not one of the options.');
+      }
+      answers.set(item.question_id, answer);
+    }
+    const taken = session.takeInput(inputId, answers);
+    if (!taken) throw new EdgeStatusError('invalid_request', 'No such pending input.');
+    const native: Record<string, string[]> = {};
+    for (const [questionId, answer] of answers) native[questionId] = [answer];
+    try {
+      await session.agent?.respondInput(taken.nativeId, native);
+    } catch {
+      this.log.warn(`Session ${session.id} could not deliver an answer; closing it.`);
+      session.fail('unavailable');
+    }
+    return session.snapshot();
+  }
+
+  private permissions(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    return session.lock.run(async () => {
+      this.requireInteractive(session, 'permissions');
+      if (session.closed) throw new EdgeStatusError('session_closed', 'The session is closed.');
+      if (session.running) throw new EdgeStatusError('busy', 'A turn is running.');
+      const mode = rpc.request.permission_mode ?? '';
+      if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+        throw new EdgeStatusError('invalid_request', 'Unknown permission mode.');
+      }
+      if (session.permissionMode !== mode) {
+        session.permissionMode = mode as PermissionMode;
+        session.changed();
+      }
+      return session.snapshot();
+    });
+  }
+
+  // ---- models ----
+
+  private requireIdleModels(session: LiveSession): AgentSession {
+    const agent = session.agent;
+    if (!agent?.capabilities.models)
+      throw new EdgeStatusError('upgrade_required', 'The agent has no model catalog.');
+    if (session.closed || session.running) throw new EdgeStatusError('busy', 'The session is not idle.');
+    return agent;
+  }
+
+  private listModels(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    return session.lock.run(async () => {
+      const agent = this.requireIdleModels(session);
+      let models;
+      try {
+        models = await agent.listModels();
+      } catch {
+        throw new EdgeStatusError(
+          session.closed ? 'session_closed' : 'unavailable',
+          'The model catalog failed.',
+        );
+      }
+      if (session.closed) throw new EdgeStatusError('session_closed', 'The session closed.');
+      if (models.length > MODELS_MAX)
+        throw new EdgeStatusError('unavailable', 'The model catalog is too large.');
+      session.models = models;
+      session.changed();
+      return session.snapshot();
+    });
+  }
+
+  private selectModel(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    return session.lock.run(async () => {
+      this.requireIdleModels(session);
+      const id = rpc.request.model ?? '';
+      // Only ids from this session's own catalog: a client can never name an arbitrary model.
+      if (!session.models?.some((model) => model.id === id)) {
+        throw new EdgeStatusError('invalid_request', 'The model is not in this session catalog.');
+      }
+      if (session.selectedModel !== id) {
+        session.selectedModel = id;
+        session.changed();
+      }
+      return session.snapshot();
+    });
+  }
+
+  // ---- management ----
+
+  private rename(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
+    const session = this.lookup(rpc);
+    const title = validTitle(rpc.request.title);
+    if (!title) throw new EdgeStatusError('invalid_request', 'The title is not valid.');
+    session.rename(title);
+    return session.snapshot();
+  }
+
+  private remove(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
+    const session = this.lookup(rpc);
+    if (!session.closed) throw new EdgeStatusError('busy', 'Stop the session first.');
+    this.forget(session);
+    return result('ok');
+  }
+
+  private discard(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    return session.lock.run(async () => {
+      this.lookup(rpc);
+      if (session.running || !session.isEmpty) throw new EdgeStatusError('busy', 'The session has content.');
+      let status: 'ok' | 'unavailable' = 'ok';
+      try {
+        await session.close('session_closed');
+      } catch {
+        status = 'unavailable';
+      }
+      this.forget(session);
+      return result(status);
+    });
+  }
+}

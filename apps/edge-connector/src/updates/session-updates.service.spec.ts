@@ -1,0 +1,82 @@
+import { Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Subjects, result, type SessionUpdate } from '#contracts';
+import { decodeJson, encodeJson } from '#messaging';
+import type { EdgeConfig } from '../config.js';
+import type { SessionChange } from '../sessions/sessions.service.js';
+import { SessionUpdatesService } from './session-updates.service.js';
+
+/** A NATS stand-in whose replies the test releases one at a time. */
+class FakeNats {
+  readonly sent: SessionUpdate[] = [];
+  private readonly replies: ((ok: boolean) => void)[] = [];
+  request(_subject: string, data: Uint8Array): Promise<{ data: Uint8Array }> {
+    this.sent.push(decodeJson<SessionUpdate>(data));
+    return new Promise((resolve) => {
+      this.replies.push((ok) =>
+        resolve({
+          data: encodeJson(
+            ok
+              ? { ok: true, epoch: 'e', sequence: 1, duplicate: false }
+              : { error: { code: 'unavailable', message: 'no' } },
+          ),
+        }),
+      );
+    });
+  }
+  async answer(ok: boolean): Promise<void> {
+    for (let i = 0; i < 200 && this.replies.length === 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    this.replies.shift()?.(ok);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const change = (revision: number): SessionChange => ({
+  actor_id: '1',
+  session_id: 's'.repeat(32),
+  revision,
+  snapshot: result('ok', { revision }),
+  emitted_at: 1,
+});
+
+describe('SessionUpdatesService', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  function setup() {
+    const nats = new FakeNats();
+    const config = { edgeId: '9', edgeToken: 'token' } as EdgeConfig;
+    const service = new SessionUpdatesService(
+      nats as unknown as NatsConnection,
+      new Subjects('tunit'),
+      config,
+    );
+    return { nats, service };
+  }
+
+  it('keeps one update in flight and sends only the newest state after it, in order', async () => {
+    const { nats, service } = setup();
+    let revision = 1;
+    const latest = (): SessionChange => change(revision);
+    service.changed('s', latest);
+    for (revision = 2; revision <= 5; revision += 1) service.changed('s', latest);
+    revision = 5;
+    expect(nats.sent.map((update) => update.revision)).toEqual([1]);
+    await nats.answer(true);
+    expect(nats.sent.map((update) => update.revision)).toEqual([1, 5]);
+    expect(nats.sent[1]).toMatchObject({ edge_id: '9', edge_token: 'token' });
+    await nats.answer(true);
+    expect(service.pending).toBe(0);
+  });
+
+  it('retries a refused update with the latest state until it is acked', async () => {
+    const { nats, service } = setup();
+    service.changed('s', () => change(7));
+    await nats.answer(false);
+    expect(service.pending).toBe(1);
+    await nats.answer(true);
+    expect(nats.sent.map((update) => update.revision)).toEqual([7, 7]);
+    expect(await service.flush(1_000)).toBe(true);
+    service.stop();
+  });
+});

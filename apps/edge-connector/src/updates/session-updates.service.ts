@@ -1,0 +1,137 @@
+// Streams session changes to the router. Per session: one request in flight, and only the
+// newest state waits behind it (a newer revision replaces an unsent older one), so updates are
+// never reordered and the last state is never dropped. Failures retry with capped backoff until
+// the router acks; a forgotten session's final state is retried like any other.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { toWire, type Subjects } from '#contracts';
+import { NATS_CONNECTION, requestService } from '#messaging';
+import type { EdgeConfig } from '../config.js';
+import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
+import type { SessionChange, SessionChangeSink } from '../sessions/sessions.service.js';
+
+/** The router acks once the journal holds the update; JetStream stores within this easily. */
+export const SESSION_UPDATE_TIMEOUT_MS = 5_000;
+/** Retry backoff: doubles from the first delay up to the cap, so a router outage costs little. */
+export const SESSION_UPDATE_RETRY_FIRST_MS = 200;
+export const SESSION_UPDATE_RETRY_MAX_MS = 10_000;
+
+interface Entry {
+  build: () => SessionChange;
+  /** A change happened since the last snapshot was taken. */
+  dirty: boolean;
+  inFlight: boolean;
+  failures: number;
+  timer?: NodeJS.Timeout;
+}
+
+@Injectable()
+export class SessionUpdatesService implements SessionChangeSink {
+  private readonly log = new Logger(SessionUpdatesService.name);
+  private readonly entries = new Map<string, Entry>();
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
+  ) {}
+
+  changed(sessionId: string, build: () => SessionChange): void {
+    if (this.stopped) return;
+    let entry = this.entries.get(sessionId);
+    if (!entry) {
+      entry = { build, dirty: true, inFlight: false, failures: 0 };
+      this.entries.set(sessionId, entry);
+    }
+    entry.build = build;
+    entry.dirty = true;
+    if (!entry.inFlight && !entry.timer) void this.send(sessionId, entry);
+  }
+
+  /** Sessions with an update not yet acked. */
+  get pending(): number {
+    return this.entries.size;
+  }
+
+  private async send(sessionId: string, entry: Entry): Promise<void> {
+    entry.inFlight = true;
+    entry.dirty = false;
+    const change = entry.build();
+    let acked = false;
+    try {
+      const ack = await requestService(
+        this.nc,
+        this.subjects,
+        'routerSessionUpdate',
+        {
+          ...change,
+          snapshot: toWire(change.snapshot),
+          edge_id: this.config.edgeId,
+          edge_token: this.config.edgeToken,
+        },
+        { timeoutMs: SESSION_UPDATE_TIMEOUT_MS },
+      );
+      acked = ack.ok === true;
+    } catch (error) {
+      // The error names the subject and a code only; never the snapshot.
+      this.log.warn(
+        `Update ${change.revision} of session ${sessionId} was not acked: ${(error as Error).message}`,
+      );
+    }
+    entry.inFlight = false;
+    if (acked) {
+      entry.failures = 0;
+    } else {
+      // Retry with whatever is newest by then; the router treats a repeated revision as a duplicate.
+      entry.dirty = true;
+      entry.failures += 1;
+    }
+    if (this.stopped) return;
+    if (!entry.dirty) {
+      this.entries.delete(sessionId);
+      if (this.entries.size === 0) this.wakeIdle();
+      return;
+    }
+    if (acked) {
+      void this.send(sessionId, entry);
+      return;
+    }
+    const delay = Math.min(
+      SESSION_UPDATE_RETRY_MAX_MS,
+      SESSION_UPDATE_RETRY_FIRST_MS * 2 ** (entry.failures - 1),
+    );
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      if (!this.stopped) void this.send(sessionId, entry);
+    }, delay);
+  }
+
+  private wakeIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Waits until every update is acked, or `timeoutMs` passed (shutdown). */
+  async flush(timeoutMs: number): Promise<boolean> {
+    if (this.entries.size === 0) return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(this.entries.size === 0), timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer);
+    if (this.entries.size > 0)
+      this.log.warn(`${this.entries.size} session updates were not acked before shutdown.`);
+    this.entries.clear();
+    this.wakeIdle();
+  }
+}
