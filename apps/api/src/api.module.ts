@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Subjects } from '#contracts';
+import { NATS_CONNECTION } from '#messaging';
+import { AccessesModule } from './accesses/accesses.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { ApiExceptionFilter } from './common/api-exception.filter.js';
+import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
+import { ServiceClient } from './common/service-client.js';
+import { API_CONFIG, SUBJECTS } from './common/tokens.js';
+import type { ApiConfig } from './config.js';
+import { ConnectorsModule } from './connectors/connectors.module.js';
+import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
+
+export interface ApiDependencies {
+  config: ApiConfig;
+  nc: NatsConnection;
+  subjects: Subjects;
+}
+
+@Module({})
+export class ApiModule {
+  /** The whole api over a NATS connection the caller owns (and closes). */
+  static register({ config, nc, subjects }: ApiDependencies): DynamicModule {
+    return {
+      module: ApiModule,
+      global: true,
+      imports: [AuthModule, EdgeAgentsModule, AccessesModule, ConnectorsModule],
+      providers: [
+        { provide: API_CONFIG, useValue: config },
+        { provide: NATS_CONNECTION, useValue: nc },
+        { provide: SUBJECTS, useValue: subjects },
+        ServiceClient,
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+      ],
+      exports: [API_CONFIG, NATS_CONNECTION, SUBJECTS, ServiceClient],
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { Limits } from '#contracts';
+import type { ApiConfig } from '../config.js';
+import { AuthUnavailableError, UnauthorizedError } from '../common/errors.js';
+import { API_CONFIG } from '../common/tokens.js';
+import type { Principal } from './principal.js';
+
+/** Development tokens are signed with a shared secret; nothing else is accepted with it. */
+const SECRET_ALGORITHMS = ['HS256'];
+/** An identity provider signs with its private key; symmetric algorithms are refused with a JWKS. */
+const JWKS_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+/** Clock skew tolerated between the token issuer and this host. */
+const CLOCK_TOLERANCE_S = 30;
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+
+/** Verifies bearer tokens and turns them into principals. */
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+  private readonly key: Uint8Array | JWTVerifyGetKey;
+  private readonly algorithms: string[];
+
+  constructor(@Inject(API_CONFIG) private readonly config: ApiConfig) {
+    const source = config.jwt.key;
+    if (source.kind === 'secret') {
+      this.key = new TextEncoder().encode(source.secret);
+      this.algorithms = SECRET_ALGORITHMS;
+    } else {
+      // jose caches the key set and refetches it when a token names an unknown key id.
+      this.key = createRemoteJWKSet(new URL(source.url));
+      this.algorithms = JWKS_ALGORITHMS;
+    }
+  }
+
+  /** The principal of an `Authorization` header value; UnauthorizedError for anything else. */
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+    if (!token) throw new UnauthorizedError('Missing or malformed bearer token.');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await this.verify(token));
+    } catch (error) {
+      if (
+        error instanceof errors.JWKSTimeout ||
+        error instanceof errors.JWKSInvalid ||
+        !(error instanceof errors.JOSEError)
+      ) {
+        // The key set could not be fetched (timeout, refused, bad reply): not the caller's fault.
+        this.logger.warn(`Key set unavailable: ${(error as Error).message}`);
+        throw new AuthUnavailableError();
+      }
+      throw new UnauthorizedError(`Token rejected: ${error.code}.`);
+    }
+    const actorId = payload.sub;
+    if (typeof actorId !== 'string' || actorId.length === 0 || actorId.length > Limits.ACTOR_ID_MAX_LENGTH) {
+      throw new UnauthorizedError('Token subject missing or too long.');
+    }
+    const claim = payload['permissions'];
+    const permissions = new Set(
+      Array.isArray(claim) ? claim.filter((item): item is string => typeof item === 'string') : [],
+    );
+    // `exp` is required by verify(), so it is always a number here.
+    return { actorId, permissions, expiresAt: (payload.exp ?? 0) * 1000 };
+  }
+
+  private verify(token: string) {
+    const options = {
+      algorithms: this.algorithms,
+      issuer: this.config.jwt.issuer,
+      audience: this.config.jwt.audience,
+      requiredClaims: ['exp', 'sub'],
+      clockTolerance: CLOCK_TOLERANCE_S,
+    };
+    return this.key instanceof Uint8Array
+      ? jwtVerify(token, this.key, options)
+      : jwtVerify(token, this.key, options);
+  }
+}

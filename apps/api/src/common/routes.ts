@@ -1,0 +1,32 @@
+// Every public path, named once: controllers route with these and the exception filter uses the
+// same table to answer a wrong method with 405 and an `Allow` header (reference §2.1), which
+// Nest would otherwise answer as an unknown route.
+
+export const API_PREFIX = 'api/v1';
+export const EDGE_AGENTS_PATH = 'edge-agents';
+export const CONNECTORS_PATH = 'edge-agents/connectors';
+export const ACCESSES_PATH = 'agent-accesses';
+
+interface RouteMethods {
+  pattern: RegExp;
+  allow: readonly string[];
+}
+
+const ROUTE_METHODS: readonly RouteMethods[] = [
+  { pattern: /^\/api\/v1\/edge-agents$/, allow: ['POST'] },
+  { pattern: /^\/api\/v1\/edge-agents\/connectors$/, allow: ['GET', 'HEAD', 'POST'] },
+  { pattern: /^\/api\/v1\/agent-accesses$/, allow: ['GET', 'HEAD', 'POST'] },
+  { pattern: /^\/api\/v1\/agent-accesses\/[^/]+$/, allow: ['PUT', 'DELETE'] },
+];
+
+/** The methods a known path accepts, or null for an unknown path. */
+export function allowedMethods(url: string): readonly string[] | null {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return ROUTE_METHODS.find((route) => route.pattern.test(path))?.allow ?? null;
+}
+
+export function isEdgeAgentsPath(url: string): boolean {
+  const query = url.indexOf('?');
+  return (query === -1 ? url : url.slice(0, query)) === `/${API_PREFIX}/${EDGE_AGENTS_PATH}`;
+}

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Limits, Subjects, type RequestMap, type RequestName, type RequestOf } from '#contracts';
+import { NATS_CONNECTION, requestService } from '#messaging';
+import { SUBJECTS } from './tokens.js';
+
+type RouterRequest = Extract<RequestName, 'routerEdgeAgent' | 'routerPresence'>;
+type HistoryRequest = Extract<RequestName, `history${string}`>;
+
+/**
+ * Presence is a read of the router's Redis state, as cheap as history's database reads, so it
+ * gets the same bound rather than the edge action's long one.
+ */
+const ROUTER_PRESENCE_TIMEOUT_MS = Limits.HISTORY_RPC_TIMEOUT_MS;
+
+/** The api's only way out: typed NATS requests to the router and to history. */
+@Injectable()
+export class ServiceClient {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+  ) {}
+
+  router<N extends RouterRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {
+    const timeoutMs = name === 'routerEdgeAgent' ? Limits.API_ROUTER_TIMEOUT_MS : ROUTER_PRESENCE_TIMEOUT_MS;
+    return requestService(this.nc, this.subjects, name, payload, { timeoutMs });
+  }
+
+  history<N extends HistoryRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {
+    return requestService(this.nc, this.subjects, name, payload, {
+      timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS,
+    });
+  }
+}

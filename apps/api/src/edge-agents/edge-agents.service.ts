@@ -1,0 +1,119 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  EDGE_AGENT_ACTIONS,
+  EDGE_AGENT_RPC_VERSION,
+  isEdgeAgentStatus,
+  result,
+  validateEdgeAgentRequest,
+  type AgentAccess,
+  type EdgeAgentAnyAction,
+  type EdgeAgentRequest,
+  type EdgeAgentResult,
+} from '#contracts';
+import { RpcRemoteError, RpcUnavailableError } from '#messaging';
+import {
+  AccessNotFoundError,
+  ForbiddenError,
+  InvalidAgentRequestError,
+  UnauthorizedError,
+} from '../common/errors.js';
+import { ServiceClient } from '../common/service-client.js';
+import type { Permission, Principal } from '../auth/principal.js';
+
+/** Internal actions (`snapshot`, `expire`) are Tether's own; a client may only send these. */
+const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
+
+/** File operations need a permission of their own besides the route's (reference §5). */
+const FILE_PERMISSIONS: Partial<Record<EdgeAgentAnyAction, Permission>> = {
+  file_list: 'files.read',
+  file_read: 'files.read',
+  file_begin: 'files.upload',
+  file_write: 'files.upload',
+  file_commit: 'files.upload',
+  file_cancel: 'files.upload',
+};
+
+/**
+ * One edge action for one authenticated actor: validate, authorize against history (connector
+ * owned, access owned and matching), forward to the router with `actor_id` and `project_root`
+ * injected, and for `watch` authorize again before answering.
+ */
+@Injectable()
+export class EdgeAgentsService {
+  private readonly logger = new Logger(EdgeAgentsService.name);
+
+  constructor(private readonly services: ServiceClient) {}
+
+  async handle(principal: Principal, request: EdgeAgentRequest): Promise<EdgeAgentResult> {
+    if (!CLIENT_ACTIONS.has(request.action) || !validateEdgeAgentRequest(request).ok) {
+      throw new InvalidAgentRequestError();
+    }
+    const filePermission = FILE_PERMISSIONS[request.action];
+    if (filePermission && !principal.permissions.has(filePermission)) {
+      throw new ForbiddenError(`Actor ${principal.actorId} lacks ${filePermission}.`);
+    }
+
+    const access = await this.authorize(principal, request);
+    const reply = await this.forward({
+      actor_id: principal.actorId,
+      request,
+      ...(access ? { project_root: access.project } : {}),
+    });
+
+    if (request.action === 'watch') {
+      // The wait may have lasted long enough for the token to expire or the grant to be revoked.
+      if (Date.now() >= principal.expiresAt) throw new UnauthorizedError('Token expired during watch.');
+      await this.authorize(principal, request);
+    }
+    return reply;
+  }
+
+  /** One history round trip: the connector is the actor's and the named access matches. */
+  private async authorize(principal: Principal, request: EdgeAgentRequest): Promise<AgentAccess | undefined> {
+    const reply = await this.services.history('historyAuthorize', {
+      actor_id: principal.actorId,
+      edge_id: request.edge_id,
+      ...(request.access_id ? { access_id: request.access_id } : {}),
+    });
+    if (!request.access_id) return undefined;
+    const access = reply.access;
+    if (!access || access.id !== request.access_id || access.edge_id !== request.edge_id) {
+      throw new AccessNotFoundError(`Access ${request.access_id} does not match edge ${request.edge_id}.`);
+    }
+    if (
+      request.action === 'start' &&
+      (access.installation_id !== request.installation_id || access.project !== request.project)
+    ) {
+      throw new AccessNotFoundError(`Access ${access.id} does not match the start request.`);
+    }
+    return access;
+  }
+
+  /** One router round trip. A router that cannot be reached is an edge status, not an error. */
+  private async forward(payload: {
+    actor_id: string;
+    request: EdgeAgentRequest;
+    project_root?: string;
+  }): Promise<EdgeAgentResult> {
+    let reply: EdgeAgentResult;
+    try {
+      reply = await this.services.router('routerEdgeAgent', payload);
+    } catch (error) {
+      if (
+        error instanceof RpcUnavailableError ||
+        (error instanceof RpcRemoteError && error.code === 'unavailable')
+      ) {
+        this.logger.warn(
+          `Edge ${payload.request.edge_id} unreachable for ${payload.request.action}: ${error.message}`,
+        );
+        return result('unavailable');
+      }
+      throw error;
+    }
+    if (typeof reply !== 'object' || reply === null) return result('unavailable');
+    if (reply.version !== EDGE_AGENT_RPC_VERSION) return result('upgrade_required');
+    // Statuses outside the contract's allow-list are not passed on (reference §2.1).
+    if (!isEdgeAgentStatus(reply.status)) return result('unavailable');
+    return reply;
+  }
+}

@@ -1,0 +1,102 @@
+import { ALICE, EDGE, call, startApi, token, type Harness } from './harness.js';
+
+const PATH = '/api/v1/edge-agents/connectors';
+
+describe('connectors', () => {
+  let api: Harness;
+  let alice: string;
+
+  beforeAll(async () => {
+    api = await startApi('apiconnectors');
+    alice = await token(ALICE);
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+  beforeEach(() => api.standIns.reset());
+
+  it('lists the actor’s connectors with their presence', async () => {
+    const response = await call(api, 'GET', PATH, { token: alice });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      code: 200,
+      message: 'success',
+      data: [
+        { id: EDGE, name: 'laptop', online: true, device: 'alice-mbp' },
+        { id: '1002', name: 'server', online: false },
+      ],
+    });
+    expect(api.standIns.received('historyConnectorList')).toEqual([{ actor_id: ALICE }]);
+    expect(api.standIns.received('routerPresence')).toEqual([{ edge_ids: [EDGE, '1002'] }]);
+  });
+
+  it('caps the list at 100', async () => {
+    api.standIns.handlers.historyConnectorList = () => ({
+      connectors: Array.from({ length: 150 }, (_, i) => ({ id: String(5000 + i), name: `c${i}` })),
+    });
+    const response = await call(api, 'GET', PATH, { token: alice });
+    expect(response.body['data']).toHaveLength(100);
+    expect((api.standIns.received('routerPresence')[0]?.['edge_ids'] as string[]).length).toBe(100);
+  });
+
+  it('lists connectors as offline when the router is down', async () => {
+    await api.standIns.stop('routerPresence');
+    try {
+      const response = await call(api, 'GET', PATH, { token: alice });
+      expect(response.status).toBe(200);
+      expect((response.body['data'] as { online: boolean }[]).map((c) => c.online)).toEqual([false, false]);
+    } finally {
+      await api.standIns.serve('routerPresence');
+    }
+  });
+
+  it('requires connectors:update, then ai.access.use, to list', async () => {
+    for (const permissions of [['ai.access.use'], ['connectors:update']]) {
+      const response = await call(api, 'GET', PATH, { token: await token(ALICE, { permissions }) });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({ code: 403, message: 'forbidden' });
+    }
+    expect(api.standIns.received('historyConnectorList')).toHaveLength(0);
+  });
+
+  it('enrolls a connector and returns what an edge needs to start', async () => {
+    const response = await call(api, 'POST', PATH, {
+      token: alice,
+      body: { name: 'workstation', device: 'ws-1' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      code: 200,
+      message: 'success',
+      data: {
+        connector: { id: '1003', name: 'workstation', device: 'ws-1' },
+        edge_token: 'edge-token-value',
+        env: {
+          TETHER_EDGE_ID: '1003',
+          TETHER_EDGE_TOKEN: 'edge-token-value',
+          TETHER_NAMESPACE: api.subjects.namespace,
+        },
+      },
+    });
+    expect(api.standIns.received('historyConnectorEnroll')).toEqual([
+      { actor_id: ALICE, name: 'workstation', device: 'ws-1' },
+    ]);
+  });
+
+  it('refuses an enrollment body with unknown fields or a blank name', async () => {
+    for (const body of [{ name: 'x', owner: 'bob' }, { name: ' ' }, {}, { name: 'x', device: '' }]) {
+      const response = await call(api, 'POST', PATH, { token: alice, body });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ code: 400, message: 'invalid request' });
+    }
+    expect(api.standIns.received('historyConnectorEnroll')).toHaveLength(0);
+  });
+
+  it('requires connectors:update to enroll', async () => {
+    const response = await call(api, 'POST', PATH, {
+      token: await token(ALICE, { permissions: ['ai.access.use'] }),
+      body: { name: 'x' },
+    });
+    expect(response.status).toBe(403);
+  });
+});
