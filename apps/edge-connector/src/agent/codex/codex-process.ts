@@ -1,0 +1,170 @@
+// The app-server child: launched in its own process group so closing a session also ends every
+// command it started, with only allow-listed environment variables.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { GRACEFUL_EXIT_MS, STDERR_TAIL_BYTES, TERMINATE_EXIT_MS } from './codex-limits.js';
+
+/**
+ * Variables every launch may inherit. Provider keys are listed so the stock OpenAI provider works;
+ * anything else (a custom provider's `env_key`) must be allowed by the operator.
+ */
+export const DEFAULT_ENV_ALLOW_LIST: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'CODEX_HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_RUNTIME_DIR',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'no_proxy',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'OPENAI_ORG_ID',
+  'OPENAI_PROJECT_ID',
+  'CODEX_API_KEY',
+];
+
+export function buildChildEnvironment(
+  source: Readonly<Record<string, string | undefined>>,
+  allowList: readonly string[],
+  codexHome: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of new Set(allowList)) {
+    const value = source[name];
+    if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
+  }
+  if (codexHome !== undefined) env.CODEX_HOME = codexHome;
+  return env;
+}
+
+export interface LaunchSpec {
+  /** The executable: the native binary, or a node interpreter for the npm `.js` entry point. */
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
+
+export class CodexProcess {
+  private stderrTail = '';
+  private exitInfo: ExitInfo | undefined;
+  readonly exited: Promise<ExitInfo>;
+
+  private constructor(readonly child: ChildProcessWithoutNullStreams) {
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
+      });
+    });
+    // Drained so the child never blocks on a full pipe; kept short and only for local diagnostics.
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+  }
+
+  /** Resolves once the OS started the process; rejects if it could not. */
+  static launch(spec: LaunchSpec): Promise<CodexProcess> {
+    return new Promise((resolve, reject) => {
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = spawn(spec.command, spec.args, {
+          cwd: spec.cwd,
+          env: spec.env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+          windowsHide: true,
+        });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      child.once('error', reject);
+      child.once('spawn', () => {
+        child.off('error', reject);
+        child.on('error', () => undefined);
+        resolve(new CodexProcess(child));
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get hasExited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  /** The last bytes of stderr, for tests and local debugging; never sent anywhere. */
+  get diagnostics(): string {
+    return this.stderrTail;
+  }
+
+  /** Closes stdin (the app-server exits cleanly), then escalates to the whole process group. */
+  async stop(): Promise<ExitInfo> {
+    if (this.exitInfo) {
+      this.signalGroup('SIGKILL'); // Leftover commands of a dead server.
+      return this.exitInfo;
+    }
+    this.child.stdin.end();
+    if (await this.waitExit(GRACEFUL_EXIT_MS)) {
+      this.signalGroup('SIGKILL');
+      return this.exitInfo!;
+    }
+    this.signalGroup('SIGTERM');
+    if (await this.waitExit(TERMINATE_EXIT_MS)) {
+      this.signalGroup('SIGKILL');
+      return this.exitInfo!;
+    }
+    this.signalGroup('SIGKILL');
+    await this.waitExit(TERMINATE_EXIT_MS);
+    return this.exitInfo ?? { code: null, signal: 'SIGKILL' };
+  }
+
+  /** Kills the process group at once (a failed launch or handshake). */
+  async kill(): Promise<void> {
+    this.signalGroup('SIGKILL');
+    await this.waitExit(TERMINATE_EXIT_MS);
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  private async waitExit(ms: number): Promise<boolean> {
+    if (this.exitInfo) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const result = await Promise.race([this.exited.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return result;
+  }
+}
