@@ -19,7 +19,9 @@ const stack = new Stack({
   edgeEnv: Object.fromEntries(
     Object.entries(env).filter(
       (entry): entry is [string, string] =>
-        (entry[0].startsWith('TETHER_CODEX_') || entry[0].startsWith('OPENAI_') || entry[0] === 'TETHER_EDGE_ALLOW_ROOT') &&
+        (entry[0].startsWith('TETHER_CODEX_') ||
+          entry[0].startsWith('OPENAI_') ||
+          entry[0] === 'TETHER_EDGE_ALLOW_ROOT') &&
         entry[1] !== undefined,
     ),
   ),

@@ -10,7 +10,10 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   edgeToken,
   Subjects,
-  type ConnectorEnrollReply, type ConnectorListReply, type PresenceReply } from '#contracts';
+  type ConnectorEnrollReply,
+  type ConnectorListReply,
+  type PresenceReply,
+} from '#contracts';
 import { requestService } from '#messaging';
 
 /** The repository root: the nearest folder above this file with a package-lock.json. */
@@ -166,10 +169,16 @@ export class Stack {
     return this.nc;
   }
 
-  private async until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  private async until<T>(
+    what: string,
+    service: ServiceName,
+    probe: () => Promise<T | undefined>,
+  ): Promise<T> {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     let lastError: unknown;
     while (Date.now() < deadline) {
+      // A service that exited (bad configuration, say) will not become ready: say so at once.
+      if (!this.running(service)) throw new Error(`${what} exited before it was ready.\n${this.output()}`);
       try {
         const value = await probe();
         if (value !== undefined) return value;
@@ -186,24 +195,30 @@ export class Stack {
   /** History answers requests. */
   async historyReady(): Promise<void> {
     const nc = await this.nats();
-    await this.until('history', async () =>
-      requestService(nc, this.subjects, 'historyConnectorList', { actor_id: this.options.demoOwner }, {
-        timeoutMs: 1_000,
-      }),
+    await this.until('history', 'history', async () =>
+      requestService(
+        nc,
+        this.subjects,
+        'historyConnectorList',
+        { actor_id: this.options.demoOwner },
+        {
+          timeoutMs: 1_000,
+        },
+      ),
     );
   }
 
   /** The router answers requests. */
   async routerReady(): Promise<void> {
     const nc = await this.nats();
-    await this.until('session router', async () =>
+    await this.until('session router', 'router', async () =>
       requestService(nc, this.subjects, 'routerPresence', { edge_ids: [] }, { timeoutMs: 1_000 }),
     );
   }
 
   /** The api answers HTTP (401 without a token is an answer). */
   async apiReady(): Promise<void> {
-    await this.until('api', async () => {
+    await this.until('api', 'api', async () => {
       const response = await fetch(`${this.apiUrl}/api/v1/edge-agents/connectors`);
       return response.status === 401 ? true : undefined;
     });
@@ -214,10 +229,16 @@ export class Stack {
     const nc = await this.nats();
     const id = this.edge?.id;
     if (!id) throw new Error('The demo edge is not enrolled yet.');
-    await this.until('demo edge', async () => {
-      const reply: PresenceReply = await requestService(nc, this.subjects, 'routerPresence', { edge_ids: [id] }, {
-        timeoutMs: 1_000,
-      });
+    await this.until('demo edge', 'edge', async () => {
+      const reply: PresenceReply = await requestService(
+        nc,
+        this.subjects,
+        'routerPresence',
+        { edge_ids: [id] },
+        {
+          timeoutMs: 1_000,
+        },
+      );
       return reply.online.includes(id) ? true : undefined;
     });
   }
@@ -229,19 +250,31 @@ export class Stack {
   async enrollDemoEdge(): Promise<DemoEdge> {
     const nc = await this.nats();
     const owner = this.options.demoOwner;
-    const listed: ConnectorListReply = await requestService(nc, this.subjects, 'historyConnectorList', {
-      actor_id: owner,
-    }, { timeoutMs: 5_000 });
+    const listed: ConnectorListReply = await requestService(
+      nc,
+      this.subjects,
+      'historyConnectorList',
+      {
+        actor_id: owner,
+      },
+      { timeoutMs: 5_000 },
+    );
     const existing = listed.connectors.find((connector) => connector.name === 'demo-edge');
     if (existing) {
       this.edge = { id: existing.id, token: edgeToken(this.options.edgeSecret, existing.id) };
       return this.edge;
     }
-    const enrolled: ConnectorEnrollReply = await requestService(nc, this.subjects, 'historyConnectorEnroll', {
-      actor_id: owner,
-      name: 'demo-edge',
-      device: 'demo',
-    }, { timeoutMs: 5_000 });
+    const enrolled: ConnectorEnrollReply = await requestService(
+      nc,
+      this.subjects,
+      'historyConnectorEnroll',
+      {
+        actor_id: owner,
+        name: 'demo-edge',
+        device: 'demo',
+      },
+      { timeoutMs: 5_000 },
+    );
     this.edge = { id: enrolled.connector.id, token: enrolled.edge_token };
     return this.edge;
   }

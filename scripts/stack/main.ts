@@ -46,6 +46,13 @@ async function prepareDatabase(url: string): Promise<void> {
 const edgeDataDir = env.TETHER_EDGE_DATA_DIR ?? join(homedir(), '.tether', 'demo-edge');
 mkdirSync(edgeDataDir, { recursive: true, mode: 0o700 });
 if (!env.TETHER_JWT_SECRET) console.warn('TETHER_JWT_SECRET is not set: using the development secret.');
+// The edge refuses to run agents as root (they would act with root's rights). A developer who runs
+// the demo stack as root (a container, a CI box) opts out explicitly, and is told so.
+const asRoot = process.getuid?.() === 0;
+const allowRoot = env.TETHER_EDGE_ALLOW_ROOT ?? (asRoot ? '1' : undefined);
+if (asRoot && allowRoot === '1') {
+  console.warn('Running as root: the demo edge is started with TETHER_EDGE_ALLOW_ROOT=1.');
+}
 
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
@@ -59,6 +66,7 @@ const stack = new Stack({
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
   agent: values.agent,
   edgeDataDir,
+  edgeEnv: allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {},
   output: 'inherit',
 });
 

@@ -1,8 +1,9 @@
 // The whole chain over HTTP only: api → session router → edge connector (scripted agent) →
 // back, with history persisted in Postgres, on real NATS, Redis and Postgres.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import {
   ApiClient,
   createTestDatabase,
@@ -13,11 +14,12 @@ import {
   type TestDatabase,
 } from '#test-support';
 import { Stack } from '../../scripts/stack/launcher.js';
+import { jest } from '@jest/globals';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-jwt-secret';
-const EDGE_SECRET = 'e2e-edge-secret';
+const JWT_SECRET = 'e2e-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 
 interface Snapshot {
   status: string;
@@ -44,6 +46,20 @@ beforeAll(async () => {
   database = await createTestDatabase('e2echain');
   projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-project-'));
   edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-edge-'));
+  // A slow rule keeps a turn running long enough to kill the router in the middle of it.
+  const scriptPath = join(edgeDir, 'script.json');
+  writeFileSync(
+    scriptPath,
+    JSON.stringify({
+      rules: [
+        {
+          match: { prefix: 'slow' },
+          steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
+        },
+        { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
+      ],
+    }),
+  );
   stack = new Stack({
     natsUrl: services.natsUrl,
     redisUrl: services.redisUrl,
@@ -56,6 +72,8 @@ beforeAll(async () => {
     demoOwner: owner,
     agent: 'scripted',
     edgeDataDir: edgeDir,
+    // CI runs as root; the edge refuses root unless told otherwise (tested in the edge suites).
+    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_SCRIPTED_SCRIPT: scriptPath },
     output: 'collect',
   });
   try {
@@ -74,13 +92,25 @@ afterAll(async () => {
   rmSync(edgeDir, { recursive: true, force: true });
 });
 
+const failures: string[] = [];
 afterEach(() => {
+  // Service output helps only when something failed; print the tail once per failing test.
   const state = expect.getState();
-  if (state.assertionCalls !== state.numPassingAsserts) console.log(stack.output());
+  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) {
+    failures.push(state.currentTestName);
+  }
+});
+afterAll(() => {
+  if (failures.length > 0) console.log(stack?.output().split('\n').slice(-150).join('\n'));
 });
 
 /** Creates an access to the demo edge and starts a session in it. */
-async function startSession(): Promise<{ edgeId: string; accessId: string; sessionId: string; revision: number }> {
+async function startSession(): Promise<{
+  edgeId: string;
+  accessId: string;
+  sessionId: string;
+  revision: number;
+}> {
   const edgeId = stack.edge!.id;
   const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
   expect(discovered.status).toBe('ok');
@@ -132,6 +162,23 @@ async function watchUntilIdle(
   }
 }
 
+/** The stored history row of a session, read straight from Postgres. */
+async function storedSession(
+  sessionId: string,
+): Promise<{ revision: string; payload: { messages?: { role: string }[] } } | undefined> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      'SELECT revision, payload FROM session_histories WHERE session_id = $1',
+      [sessionId],
+    );
+    return result.rows[0];
+  } finally {
+    await client.end();
+  }
+}
+
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -155,12 +202,18 @@ test('start → send → watch → poll over HTTP, listed in sessions from histo
 
   const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
   expect(polled.status).toBe('ok');
-  expect(polled.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: 'hello from the e2e suite' }));
+  expect(polled.messages?.[0]).toEqual(
+    expect.objectContaining({ role: 'user', text: 'hello from the e2e suite' }),
+  );
   const reply = polled.messages?.find((message) => message.role === 'assistant');
   expect(reply?.text?.length ?? 0).toBeGreaterThan(0);
 
   const listed = await eventually(async () => {
-    const sessions = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'sessions', access_id: accessId });
+    const sessions = await alice.agent<Snapshot>({
+      edge_id: edgeId,
+      action: 'sessions',
+      access_id: accessId,
+    });
     return sessions.sessions?.some((session) => session.session_id === sessionId) ? sessions : undefined;
   }, 'the session showing in sessions');
   expect(listed.history_total).toBeGreaterThanOrEqual(1);
@@ -197,23 +250,39 @@ test('another user cannot reach the connector or the session', async () => {
     session_id: sessionId,
   });
   expect(wrongScope.status).toBe('not_found');
-  const right = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'poll', access_id: accessId, session_id: sessionId });
+  const right = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'poll',
+    access_id: accessId,
+    session_id: sessionId,
+  });
   expect(right.status).toBe('ok');
 });
 
 test('permissions and strict decoding', async () => {
   const edgeId = stack.edge!.id;
   const noAgent = alice.withToken(await signToken(JWT_SECRET, owner, ['connectors:update']));
-  expect((await noAgent.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover' })).status).toBe(403);
+  expect(
+    (await noAgent.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover' })).status,
+  ).toBe(403);
 
-  const unknown = await alice.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover', actor_id: owner });
-  expect(unknown.status).toBe(400);
-
-  const huge = await alice.call('POST', '/api/v1/edge-agents', undefined, JSON.stringify({
+  const unknown = await alice.call('POST', '/api/v1/edge-agents', {
     edge_id: edgeId,
     action: 'discover',
-    text: 'x'.repeat(300 * 1024),
-  }));
+    actor_id: owner,
+  });
+  expect(unknown.status).toBe(400);
+
+  const huge = await alice.call(
+    'POST',
+    '/api/v1/edge-agents',
+    undefined,
+    JSON.stringify({
+      edge_id: edgeId,
+      action: 'discover',
+      text: 'x'.repeat(300 * 1024),
+    }),
+  );
   expect(huge.status).toBe(400);
   expect(huge.headers.get('cache-control')).toBe('no-store');
 });
@@ -221,8 +290,9 @@ test('permissions and strict decoding', async () => {
 test('a SIGKILLed session router mid-turn loses nothing the client was told succeeded', async () => {
   const { edgeId, accessId, sessionId, revision } = await startSession();
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
-  const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'survive a router crash' });
+  const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'slow: survive a router crash' });
   expect(sent.status).toBe('ok');
+  expect(sent.running).toBe(true);
 
   await stack.kill('router', 'SIGKILL');
   // While the router is gone the api answers `unavailable`, never a silent success.
@@ -232,12 +302,20 @@ test('a SIGKILLed session router mid-turn loses nothing the client was told succ
   await stack.routerReady();
 
   const idle = await watchUntilIdle(alice, base, revision);
-  expect(idle.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: 'survive a router crash' }));
-  expect(idle.messages?.some((message) => message.role === 'assistant' && (message.text?.length ?? 0) > 0)).toBe(true);
+  expect(idle.messages?.[0]).toEqual(
+    expect.objectContaining({ role: 'user', text: 'slow: survive a router crash' }),
+  );
+  expect(idle.messages?.[1]?.text).toBe('streamed slowly. '.repeat(20));
+  expect(
+    idle.messages?.some((message) => message.role === 'assistant' && (message.text?.length ?? 0) > 0),
+  ).toBe(true);
 
-  // The edge retried its updates until a router stored them: history has the final state.
-  await eventually(async () => {
-    const sessions = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'sessions', access_id: accessId });
-    return sessions.sessions?.some((session) => session.session_id === sessionId) ? true : undefined;
-  }, 'the session reaching history after the crash');
+  // The edge retried its updates until a router stored them: history holds the final state, the
+  // very revision the client saw, with both messages.
+  const stored = await eventually(async () => {
+    const row = await storedSession(sessionId);
+    return row && Number(row.revision) >= (idle.revision ?? 0) ? row : undefined;
+  }, 'the final state reaching history after the crash');
+  expect(Number(stored.revision)).toBe(idle.revision);
+  expect(stored.payload.messages?.map((message) => message.role)).toEqual(['user', 'assistant']);
 });

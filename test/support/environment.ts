@@ -62,7 +62,11 @@ export async function stopTestContainers(): Promise<void> {
 
 /** A fresh namespace for one suite: its subjects, stream and Redis keys start with it. */
 export function uniqueNamespace(label: string): string {
-  const clean = label.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 12) || 't';
+  const clean =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 12) || 't';
   return `t${clean}${randomBytes(4).toString('hex')}`;
 }
 

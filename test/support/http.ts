@@ -74,7 +74,9 @@ export class ApiClient {
   async agent<T = Record<string, unknown>>(request: Record<string, unknown>): Promise<T> {
     const reply = await this.call<T>('POST', '/api/v1/edge-agents', request);
     if (reply.status !== 200 || !reply.body.data) {
-      throw new Error(`${String(request.action)} answered HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
+      throw new Error(
+        `${String(request.action)} answered HTTP ${reply.status}: ${JSON.stringify(reply.body)}`,
+      );
     }
     return reply.body.data;
   }

@@ -1,9 +1,4 @@
-export {
-  testServices,
-  stopTestContainers,
-  uniqueNamespace,
-  createTestDatabase,
-} from './environment.js';
+export { testServices, stopTestContainers, uniqueNamespace, createTestDatabase } from './environment.js';
 export type { TestServices, TestDatabase } from './environment.js';
 export { ALL_PERMISSIONS, signToken, freePort, ApiClient } from './http.js';
 export type { ApiReply } from './http.js';

@@ -27,13 +27,16 @@ export function urlVar(protocols: string[], fallback: string) {
   return z
     .string()
     .default(fallback)
-    .refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a ${protocols.join(' or ')} URL`);
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a ${protocols.join(' or ')} URL`,
+    );
 }
 
 export function intVar(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
@@ -59,5 +62,4 @@ export const natsUrlVar = () =>
 export const redisUrlVar = () => urlVar(['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
 export const databaseUrlVar = () =>
   urlVar(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/tether');
-export const logLevelVar = () =>
-  z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');
+export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');

@@ -8,7 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 const CONTEXT = 'tether-edge-token-v1:';
 
 export function edgeToken(secret: string, edgeId: string): string {
-  return createHmac('sha256', secret).update(CONTEXT + edgeId).digest('base64url');
+  return createHmac('sha256', secret)
+    .update(CONTEXT + edgeId)
+    .digest('base64url');
 }
 
 export function verifyEdgeToken(secret: string, edgeId: string, token: string): boolean {
