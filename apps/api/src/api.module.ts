@@ -12,6 +12,7 @@ import { API_CONFIG, SUBJECTS } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 
 export interface ApiDependencies {
   config: ApiConfig;
@@ -26,7 +27,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       global: true,
-      imports: [AuthModule, EdgeAgentsModule, AccessesModule, ConnectorsModule],
+      imports: [AuthModule, EdgeAgentsModule, AccessesModule, ConnectorsModule, OpenApiModule],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: NATS_CONNECTION, useValue: nc },

@@ -6,6 +6,8 @@ export const API_PREFIX = 'api/v1';
 export const EDGE_AGENTS_PATH = 'edge-agents';
 export const CONNECTORS_PATH = 'edge-agents/connectors';
 export const ACCESSES_PATH = 'agent-accesses';
+export const OPENAPI_DOCUMENT_PATH = 'openapi.json';
+export const OPENAPI_PAGE_PATH = 'docs';
 
 interface RouteMethods {
   pattern: RegExp;
@@ -17,6 +19,8 @@ const ROUTE_METHODS: readonly RouteMethods[] = [
   { pattern: /^\/api\/v1\/edge-agents\/connectors$/, allow: ['GET', 'HEAD', 'POST'] },
   { pattern: /^\/api\/v1\/agent-accesses$/, allow: ['GET', 'HEAD', 'POST'] },
   { pattern: /^\/api\/v1\/agent-accesses\/[^/]+$/, allow: ['PUT', 'DELETE'] },
+  { pattern: /^\/api\/v1\/openapi\.json$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/api\/v1\/docs$/, allow: ['GET', 'HEAD'] },
 ];
 
 /** The methods a known path accepts, or null for an unknown path. */
