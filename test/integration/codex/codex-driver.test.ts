@@ -175,6 +175,43 @@ describe('Codex driver (real codex app-server)', () => {
     expect(diff.diff).toContain('hello from apply_patch');
   });
 
+  it('asks the user through an input request and forwards the answer', async () => {
+    harness.provider.script(
+      {
+        kind: 'question',
+        questions: [
+          {
+            id: 'choice',
+            header: 'Pick',
+            question: 'Which one?',
+            options: [
+              { label: 'Left', description: 'the left one' },
+              { label: 'Right', description: 'the right one' },
+            ],
+          },
+        ],
+      },
+      { kind: 'text', text: 'Thanks.' },
+    );
+    const log = new EventLog();
+    const session = await harness.open(log);
+    expect(session.capabilities.input).toBe(true);
+
+    const { turnId } = await session.startTurn({ text: 'ask me', permissionMode: 'read-only' });
+    const asked = await log.waitFor('input_request');
+    expect(asked).toMatchObject({ turnId, questions: [expect.objectContaining({ id: 'choice' })] });
+    await session.respondInput(asked.nativeId, { choice: ['Right'] });
+
+    await log.waitFor('request_resolved', (event) => event.nativeId === asked.nativeId);
+    const done = await log.waitFor('turn_completed', (event) => event.turnId === turnId);
+    expect(done.status).toBe('completed');
+    // The answer went back to the model as the tool's output.
+    expect(harness.provider.requests.at(-1)?.afterTool).toBe(true);
+    await expect(session.respondInput(asked.nativeId, { choice: ['Left'] })).rejects.toBeInstanceOf(
+      DriverError,
+    );
+  });
+
   it('interrupts a running turn', async () => {
     harness.provider.script({ kind: 'hang', text: 'Thinking about it for a long while' });
     const log = new EventLog();

@@ -36,7 +36,7 @@ export type FakeStep =
 
 export interface FakeRequestLogEntry {
   path: string;
-  /** The step served, or `default` when the script was empty. */
+  /** The step served, or `default` when neither the script nor a prompt command chose one. */
   step: FakeStep['kind'] | 'default';
   model: string | undefined;
   inputItems: number;
@@ -72,6 +72,55 @@ const isObject = (value: unknown): value is Json =>
 
 function sse(res: ServerResponse, type: string, payload: Json): void {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
+}
+
+/**
+ * With nothing scripted, the last prompt may name a step, so a person can drive the demo stack by
+ * hand: `run: CMD`, `escalate: CMD` (needs an approval), `patch: PATH TEXT` (adds a file), `ask:
+ * QUESTION` (an input request with Yes/No). Tool results always get the default text reply.
+ */
+export function promptStep(body: Json): FakeStep | undefined {
+  const input = Array.isArray(body.input) ? body.input.filter(isObject) : [];
+  const last = input.at(-1);
+  if (!last || last.type !== 'message' || last.role !== 'user' || !Array.isArray(last.content))
+    return undefined;
+  const text = last.content
+    .filter(isObject)
+    .map((part) => (typeof part.text === 'string' ? part.text : ''))
+    .join('')
+    .trim();
+  const command = /^(run|escalate|patch|ask):\s*([\s\S]+)$/.exec(text);
+  if (!command) return undefined;
+  const [, verb, rest] = command as unknown as [string, string, string];
+  switch (verb) {
+    case 'run':
+      return { kind: 'shell', command: rest };
+    case 'escalate':
+      return { kind: 'shell', command: rest, escalate: true, justification: 'Run this outside the sandbox?' };
+    case 'patch': {
+      const [file, ...words] = rest.split(/\s+/);
+      const lines = (words.join(' ') || 'created by the fake provider').split('\n');
+      return {
+        kind: 'patch',
+        patch: `*** Begin Patch\n*** Add File: ${file}\n${lines.map((line) => `+${line}`).join('\n')}\n*** End Patch\n`,
+      };
+    }
+    default:
+      return {
+        kind: 'question',
+        questions: [
+          {
+            id: 'answer',
+            header: 'Question',
+            question: rest,
+            options: [
+              { label: 'Yes', description: 'Agree' },
+              { label: 'No', description: 'Disagree' },
+            ],
+          },
+        ],
+      };
+  }
 }
 
 function summarize(urlPath: string, body: Json, step: FakeRequestLogEntry['step']): FakeRequestLogEntry {
@@ -326,7 +375,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         res.writeHead(400).end();
         return;
       }
-      const step = steps.shift();
+      const step = steps.shift() ?? promptStep(body);
       const entry = summarize(url.pathname, body, step?.kind ?? 'default');
       requests.push(entry);
       for (const wake of waiters) wake();

@@ -47,9 +47,8 @@ const CAPABILITIES: DriverCapabilities = {
   skills: true,
   permissions: true,
   approvals: true,
-  // Codex asks `item/tool/requestUserInput` only in Plan collaboration mode, which needs the
-  // experimental API this driver does not enable; the handler below is ready for when it does.
-  input: false,
+  // Every thread turns on Codex's `default_mode_request_user_input` feature (see INPUT_FEATURE).
+  input: true,
   attachments: true,
   resume: true,
 };
@@ -62,6 +61,13 @@ const INPUT_METHOD = 'item/tool/requestUserInput';
 const PERMISSIONS_METHOD = 'item/permissions/requestApproval';
 /** JSON-RPC "method not found": the answer to server requests this client does not support. */
 const METHOD_NOT_FOUND = -32601;
+/**
+ * Lets the agent ask the user (`item/tool/requestUserInput`) in ordinary turns. Without it Codex
+ * asks only in Plan collaboration mode, which needs the experimental API and also changes how the
+ * model works (it plans instead of acting); the edge has no plan mode to offer, so it keeps the
+ * default mode and enables the questions alone. Checked against codex 0.171.
+ */
+const INPUT_FEATURE = 'features.default_mode_request_user_input';
 /** A config key that can be addressed in a dotted override without ambiguity. */
 const OVERRIDE_NAME = /^[^.\s\p{Cc}"'[\]]{1,128}$/u;
 // eslint-disable-next-line no-control-regex
@@ -211,7 +217,7 @@ export class CodexSession implements AgentSession {
     if (!isObject(result) || !isObject(result.config)) {
       throw new DriverError('external_tools', 'The agent config could not be read');
     }
-    const overrides: JsonObject = { 'features.apps': false };
+    const overrides: JsonObject = { 'features.apps': false, [INPUT_FEATURE]: true };
     const names = (section: unknown): string[] => (isObject(section) ? Object.keys(section) : []);
     const mcp = names(result.config.mcp_servers);
     const plugins = names(result.config.plugins);

@@ -1,0 +1,193 @@
+// The Codex demo edge end to end over HTTP only: api → session router → edge connector → the real
+// `codex app-server` → the project's scripted provider (started by the stack launcher, as
+// `TETHER_CODEX_FAKE_PROVIDER=1 npm run stack -- --agent codex` does) and back.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { jest } from '@jest/globals';
+import {
+  ApiClient,
+  createTestDatabase,
+  freePort,
+  signToken,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
+import { Stack } from '../../scripts/stack/launcher.js';
+
+jest.setTimeout(90_000);
+
+const JWT_SECRET = 'e2e-codex-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-codex-edge-secret-0123456789';
+/** Every wait on the chain is bounded by this. */
+const WAIT_MS = 30_000;
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  closed?: boolean;
+  messages?: { role: string; text?: string }[];
+  approvals?: { id: string; kind: string; command?: string }[];
+  activities?: { kind: string; status?: string; exit_code?: number | null }[];
+  installations?: { id: string; kind: string }[];
+  turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
+}
+
+/**
+ * The platform's native Codex binary when installed: it starts in milliseconds where the npm
+ * entry point adds a node start. Without it the edge discovers `node_modules/.bin/codex` itself.
+ */
+function nativeCodex(): Record<string, string> {
+  const triple: Record<string, string> = {
+    'linux-x64': 'codex-linux-x64/vendor/x86_64-unknown-linux-musl',
+    'linux-arm64': 'codex-linux-arm64/vendor/aarch64-unknown-linux-musl',
+  };
+  const folder = triple[`${process.platform}-${process.arch}`];
+  const binary = folder && resolve(import.meta.dirname, '../../node_modules/@openai', folder, 'bin/codex');
+  return binary && existsSync(binary) ? { TETHER_CODEX_PATH: binary } : {};
+}
+
+let database: TestDatabase;
+let stack: Stack;
+let projectDir: string;
+let edgeDir: string;
+const owner = `carol${Date.now() % 100000}`;
+let carol: ApiClient;
+
+beforeAll(async () => {
+  const services = await testServices();
+  database = await createTestDatabase('e2ecodex');
+  projectDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-e2e-codex-project-')));
+  edgeDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-e2e-codex-edge-')));
+  stack = new Stack({
+    natsUrl: services.natsUrl,
+    redisUrl: services.redisUrl,
+    databaseUrl: database.url,
+    namespace: uniqueNamespace('e2ecodex'),
+    httpHost: '127.0.0.1',
+    httpPort: await freePort(),
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    demoOwner: owner,
+    agent: 'codex',
+    edgeDataDir: edgeDir,
+    // CI runs as root; the edge refuses root unless told otherwise (tested in the Codex suites).
+    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', ...nativeCodex() },
+    // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
+    extraEnv: { TETHER_METRICS_PORT: 'off' },
+    output: 'collect',
+    codexFakeProvider: true,
+  });
+  try {
+    await stack.up();
+  } catch (error) {
+    await stack.down();
+    throw error;
+  }
+  carol = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+});
+
+afterAll(async () => {
+  // down() stops the edge, whose shutdown kills every app-server's process group.
+  await stack?.down();
+  await database?.drop();
+  rmSync(projectDir, { recursive: true, force: true });
+  rmSync(edgeDir, { recursive: true, force: true });
+});
+
+let failed = false;
+afterEach(() => {
+  const state = expect.getState();
+  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) failed = true;
+});
+afterAll(() => {
+  if (failed) console.log(stack?.output().split('\n').slice(-150).join('\n'));
+});
+
+/** Watches over HTTP until `done` holds, the way a browser would. */
+async function watchUntil(
+  base: Record<string, unknown>,
+  from: number,
+  done: (snapshot: Snapshot) => boolean,
+  what: string,
+): Promise<Snapshot> {
+  const deadline = Date.now() + WAIT_MS;
+  let cursor = from;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_MS} ms`);
+    const snapshot = await carol.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
+    if (snapshot.status === 'ok' && done(snapshot)) return snapshot;
+    cursor = snapshot.revision ?? cursor;
+  }
+}
+
+test('start → send → approve → reply with the real Codex CLI', async () => {
+  const edgeId = stack.edge!.id;
+  const discovered = await carol.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  expect(discovered.status).toBe('ok');
+  const installation = discovered.installations?.find((candidate) => candidate.kind === 'codex');
+  expect(installation).toBeDefined();
+  const created = await carol.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'e2e codex',
+    kind: 'codex',
+    edge_id: edgeId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  expect(created.status).toBe(200);
+  const accessId = created.body.data!.id;
+  const started = await carol.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  expect(started.status).toBe('ok');
+  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id };
+
+  const target = join(projectDir, 'from-e2e.txt');
+  stack.fakeProvider!.script(
+    { kind: 'shell', command: `echo written over http > ${target}`, escalate: true },
+    { kind: 'text', text: 'The file is written.' },
+  );
+  const sent = await carol.agent<Snapshot>({ ...base, action: 'send', text: 'write the file' });
+  expect(sent).toMatchObject({ status: 'ok', running: true });
+
+  const asking = await watchUntil(
+    base,
+    sent.revision ?? 0,
+    (snapshot) => (snapshot.approvals ?? []).length > 0,
+    'the approval',
+  );
+  const approval = asking.approvals![0]!;
+  expect(approval.kind).toBe('command');
+  expect(approval.command).toContain('echo written over http');
+  const approved = await carol.agent<Snapshot>({
+    ...base,
+    action: 'approve',
+    approval_id: approval.id,
+    decision: 'accept',
+  });
+  expect(approved.status).toBe('ok');
+
+  const idle = await watchUntil(base, approved.revision ?? 0, (snapshot) => !snapshot.running, 'the reply');
+  expect(idle.messages).toEqual([
+    { role: 'user', text: 'write the file' },
+    { role: 'assistant', text: 'The file is written.' },
+  ]);
+  expect(idle.activities?.find((activity) => activity.kind === 'commandExecution')).toMatchObject({
+    status: 'completed',
+    exit_code: 0,
+  });
+  expect(existsSync(target) && readFileSync(target, 'utf8')).toBe('written over http\n');
+  const timing = idle.turn_timing!;
+  expect(timing.dispatch_ms!).toBeLessThanOrEqual(timing.first_reply_ms!);
+  expect(timing.first_reply_ms!).toBeLessThanOrEqual(timing.finished_ms!);
+
+  const stopped = await carol.agent<Snapshot>({ ...base, action: 'stop' });
+  expect(stopped).toMatchObject({ status: 'session_closed', closed: true });
+});
