@@ -8,6 +8,8 @@ const shared = {
     '^#contracts$': '<rootDir>/libs/contracts/src/index.ts',
     '^#config$': '<rootDir>/libs/config/src/index.ts',
     '^#messaging$': '<rootDir>/libs/messaging/src/index.ts',
+    '^#telemetry$': '<rootDir>/libs/telemetry/src/index.ts',
+    '^#telemetry/register$': '<rootDir>/libs/telemetry/src/register.ts',
     '^#persistence$': '<rootDir>/libs/persistence/src/index.ts',
     '^#test-support$': '<rootDir>/test/support/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

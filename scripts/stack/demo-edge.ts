@@ -21,11 +21,18 @@ const stack = new Stack({
       (entry): entry is [string, string] =>
         (entry[0].startsWith('TETHER_CODEX_') ||
           entry[0].startsWith('OPENAI_') ||
+          // Telemetry: where to send spans, and the edge's ops port (docs/observability.md).
+          entry[0].startsWith('OTEL_') ||
+          entry[0].startsWith('TETHER_METRICS_') ||
           entry[0] === 'TETHER_EDGE_ALLOW_ROOT') &&
-        entry[1] !== undefined,
+        entry[1] !== undefined &&
+        entry[1] !== '',
     ),
   ),
   output: 'inherit',
+  // docker compose --profile codex: the scripted provider keeps the Codex demo edge offline.
+  codexFakeProvider: env.TETHER_CODEX_FAKE_PROVIDER === '1',
+  demoEdgeName: env.TETHER_DEMO_EDGE_NAME || undefined,
 });
 
 if (!env.TETHER_EDGE_SECRET) {

@@ -15,6 +15,12 @@ import {
   type PresenceReply,
 } from '#contracts';
 import { requestService } from '#messaging';
+import {
+  FAKE_API_KEY_ENV,
+  prepareCodexHome,
+  startFakeProvider,
+  type FakeProvider,
+} from '../../test/support/fake-provider/index.js';
 
 /** The repository root: the nearest folder above this file with a package-lock.json. */
 function findRoot(from: string): string {
@@ -41,6 +47,9 @@ const ENTRY: Record<ServiceName, string> = {
   edge: 'apps/edge-connector/src/main.js',
 };
 
+/** Dev and test stacks only: history written with it is readable by anyone who reads this file. */
+export const DEV_HISTORY_KEY = 'tether-dev-history-key-change-me-0123456789';
+
 export interface StackOptions {
   natsUrl: string;
   redisUrl: string;
@@ -50,6 +59,8 @@ export interface StackOptions {
   httpPort: number;
   jwtSecret: string;
   edgeSecret: string;
+  /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
+  historyKey?: string;
   demoOwner: string;
   agent: 'scripted' | 'codex';
   /** Where the edge keeps its bindings. */
@@ -60,6 +71,13 @@ export interface StackOptions {
   edgeEnv?: Record<string, string>;
   /** Child output: inherit (stack), or collect (tests print it when they fail). */
   output: 'inherit' | 'collect';
+  /**
+   * Codex only: run the project's scripted Responses-API provider in this process and point the
+   * edge's Codex at it (its own CODEX_HOME under edgeDataDir), so the stack needs no network.
+   */
+  codexFakeProvider?: boolean;
+  /** The demo edge's connector name (default `demo-edge`); a second demo edge needs its own. */
+  demoEdgeName?: string;
 }
 
 export interface DemoEdge {
@@ -77,6 +95,9 @@ export class Stack {
   private nc?: NatsConnection;
   readonly subjects: Subjects;
   edge?: DemoEdge;
+  /** The scripted provider behind the edge's Codex, when `codexFakeProvider` is set. */
+  fakeProvider?: FakeProvider;
+  private codexEnv: Record<string, string> = {};
 
   constructor(readonly options: StackOptions) {
     this.subjects = new Subjects(options.namespace);
@@ -103,9 +124,13 @@ export class Stack {
       TETHER_REDIS_URL: o.redisUrl,
       TETHER_DATABASE_URL: o.databaseUrl,
       TETHER_EDGE_SECRET: o.edgeSecret,
+      TETHER_HISTORY_KEY: o.historyKey ?? DEV_HISTORY_KEY,
       TETHER_JWT_SECRET: o.jwtSecret,
       TETHER_HTTP_HOST: o.httpHost,
       TETHER_HTTP_PORT: String(o.httpPort),
+      // Several stacks may share this machine (tests, benchmarks): ops endpoints take a free port
+      // and log it, unless the caller names one.
+      TETHER_METRICS_PORT: '0',
       ...o.extraEnv,
     };
     if (name === 'edge') {
@@ -115,6 +140,7 @@ export class Stack {
         TETHER_EDGE_TOKEN: this.edge.token,
         TETHER_AGENT: o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
+        ...this.codexEnv,
         ...o.edgeEnv,
       });
     }
@@ -124,6 +150,9 @@ export class Stack {
   /** Starts one service; resolves once its process is spawned (readiness is checked separately). */
   async start(name: ServiceName): Promise<void> {
     if (this.children.has(name)) throw new Error(`${name} is already running.`);
+    if (name === 'edge' && this.options.agent === 'codex' && this.options.codexFakeProvider) {
+      await this.startCodexFakeProvider();
+    }
     const child = spawn(process.execPath, [resolve(DIST, ENTRY[name])], {
       cwd: ROOT,
       env: this.environment(name),
@@ -151,6 +180,30 @@ export class Stack {
     await once(child, 'spawn');
   }
 
+  /** Starts the scripted provider once and writes the CODEX_HOME that points Codex at it. */
+  private async startCodexFakeProvider(): Promise<void> {
+    if (this.fakeProvider) return;
+    const provider = await startFakeProvider();
+    const codexHome = resolve(this.options.edgeDataDir, 'codex-home');
+    try {
+      await prepareCodexHome(codexHome, provider);
+    } catch (error) {
+      await provider.stop();
+      throw error;
+    }
+    this.fakeProvider = provider;
+    const proxy = `http://127.0.0.1:${provider.port}`;
+    this.codexEnv = {
+      TETHER_CODEX_HOME: codexHome,
+      TETHER_CODEX_ENV_ALLOW: FAKE_API_KEY_ENV,
+      [FAKE_API_KEY_ENV]: 'fake-provider-key',
+      // Anything else Codex tries to reach lands on the fake, which refuses it.
+      HTTPS_PROXY: proxy,
+      HTTP_PROXY: proxy,
+      NO_PROXY: '127.0.0.1,localhost',
+    };
+  }
+
   /** Sends a signal and waits for the process to exit. */
   async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.children.get(name);
@@ -158,6 +211,11 @@ export class Stack {
     const exited = once(child, 'exit');
     child.kill(signal);
     await exited;
+  }
+
+  /** The process id of a running service (benchmarks read its memory and CPU from /proc). */
+  pid(name: ServiceName): number | undefined {
+    return this.children.get(name)?.pid;
   }
 
   running(name: ServiceName): boolean {
@@ -244,8 +302,8 @@ export class Stack {
   }
 
   /**
-   * Enrolls the demo edge for the demo owner, reusing the connector named `demo-edge` when it
-   * exists, through the same history request the enrollment endpoint uses.
+   * Enrolls the demo edge for the demo owner, reusing the connector named `demo-edge` (or
+   * `demoEdgeName`) when it exists, through the same history request the enrollment endpoint uses.
    */
   async enrollDemoEdge(): Promise<DemoEdge> {
     const nc = await this.nats();
@@ -259,7 +317,8 @@ export class Stack {
       },
       { timeoutMs: 5_000 },
     );
-    const existing = listed.connectors.find((connector) => connector.name === 'demo-edge');
+    const name = this.options.demoEdgeName ?? 'demo-edge';
+    const existing = listed.connectors.find((connector) => connector.name === name);
     if (existing) {
       this.edge = { id: existing.id, token: edgeToken(this.options.edgeSecret, existing.id) };
       return this.edge;
@@ -270,7 +329,7 @@ export class Stack {
       'historyConnectorEnroll',
       {
         actor_id: owner,
-        name: 'demo-edge',
+        name,
         device: 'demo',
       },
       { timeoutMs: 5_000 },
@@ -295,5 +354,7 @@ export class Stack {
     await Promise.all([...this.children.keys()].map((name) => this.kill(name, 'SIGTERM')));
     await this.nc?.close();
     this.nc = undefined;
+    await this.fakeProvider?.stop();
+    this.fakeProvider = undefined;
   }
 }

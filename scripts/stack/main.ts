@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
-import { Stack } from './launcher.js';
+import { DEV_HISTORY_KEY, Stack } from './launcher.js';
 
 const run = promisify(execFile);
 const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
@@ -54,6 +54,26 @@ if (asRoot && allowRoot === '1') {
   console.warn('Running as root: the demo edge is started with TETHER_EDGE_ALLOW_ROOT=1.');
 }
 
+// With --agent codex the edge drives the real Codex CLI. TETHER_CODEX_FAKE_PROVIDER=1 puts the
+// project's scripted provider behind it (offline); otherwise Codex uses its own sign-in or the
+// OpenAI key forwarded here (README "The Codex demo edge").
+const fakeProvider = values.agent === 'codex' && env.TETHER_CODEX_FAKE_PROVIDER === '1';
+const forwarded = (name: string): boolean =>
+  name === 'TETHER_CODEX_PATH' ||
+  (!fakeProvider &&
+    (name === 'TETHER_CODEX_HOME' ||
+      name === 'TETHER_CODEX_ENV_ALLOW' ||
+      name === 'CODEX_API_KEY' ||
+      name.startsWith('OPENAI_')));
+const codexEnv: Record<string, string> =
+  values.agent === 'codex'
+    ? Object.fromEntries(
+        Object.entries(env).filter(
+          (entry): entry is [string, string] => forwarded(entry[0]) && entry[1] !== undefined,
+        ),
+      )
+    : {};
+
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -63,11 +83,13 @@ const stack = new Stack({
   httpPort: Number(env.TETHER_HTTP_PORT ?? 8080),
   jwtSecret: env.TETHER_JWT_SECRET ?? DEV_JWT_SECRET,
   edgeSecret: env.TETHER_EDGE_SECRET ?? DEV_EDGE_SECRET,
+  historyKey: env.TETHER_HISTORY_KEY ?? DEV_HISTORY_KEY,
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
   agent: values.agent,
   edgeDataDir,
-  edgeEnv: allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {},
+  edgeEnv: { ...codexEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
   output: 'inherit',
+  codexFakeProvider: fakeProvider,
 });
 
 let stopping = false;
@@ -92,7 +114,8 @@ console.log(
   [
     '',
     `Tether is ready at ${stack.apiUrl}`,
-    `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}`,
+    `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}` +
+      (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : ''),
     `  token:      npm run token -- --sub ${stack.options.demoOwner}`,
     '  Ctrl-C stops everything.',
     '',

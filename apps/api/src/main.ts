@@ -1,3 +1,4 @@
+import '#telemetry/register';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '#config';
@@ -5,6 +6,7 @@ import { Subjects } from '#contracts';
 import { connectNats } from '#messaging';
 import { createApiApp } from './app.js';
 import { apiConfigSchema } from './config.js';
+import { instrumentApi } from './common/telemetry.js';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Api');
@@ -12,6 +14,7 @@ async function bootstrap(): Promise<void> {
   const nc = await connectNats({ servers: config.natsUrl, name: 'api' });
   const subjects = new Subjects(config.namespace);
   const app = await createApiApp({ config, nc, subjects });
+  instrumentApi(app, nc);
   await app.listen(config.http.port, config.http.host);
   logger.log(`Api ready at ${await app.getUrl()} (namespace ${config.namespace}).`);
 

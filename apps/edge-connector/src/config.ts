@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { z } from 'zod';
 import { boolVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
 import { DEFAULT_NAMESPACE, isEdgeId } from '#contracts';
+import { metricsPortVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
 const optionalString = () =>
@@ -27,6 +28,9 @@ const envSchema = z.object({
   TETHER_CODEX_PATH: optionalString(),
   TETHER_CODEX_HOME: optionalString(),
   TETHER_CODEX_ENV_ALLOW: optionalString(),
+  /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
+  TETHER_METRICS_PORT: metricsPortVar('off'),
+  TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 export interface EdgeConfig {
@@ -47,6 +51,9 @@ export interface EdgeConfig {
   codex: { codexPath?: string; codexHome?: string; envAllowList: string[] };
   /** The edge's own environment, for agent discovery and allow-listed forwarding to agents. */
   environment: Readonly<Record<string, string | undefined>>;
+  metricsPort: MetricsPort;
+  /** Loopback unless asked: an owner's machine exposes nothing by default. */
+  metricsHost: string;
 }
 
 export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
@@ -69,6 +76,8 @@ export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
       .filter(Boolean),
   },
   environment: {},
+  metricsPort: env.TETHER_METRICS_PORT,
+  metricsHost: env.TETHER_METRICS_HOST,
 }));
 
 /** Reads the edge's configuration once, at boot. */

@@ -2,6 +2,7 @@
 // RPC subscription and the heartbeat. main.ts and the integration suite both use it.
 import { NestFactory } from '@nestjs/core';
 import type { LogLevel } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects } from '#contracts';
 import { connectNats } from '#messaging';
 import { createAgentDriver } from './agent/driver-registry.js';
@@ -25,6 +26,7 @@ const LOG_LEVELS: Record<EdgeConfig['logLevel'], LogLevel[]> = {
 
 export interface RunningEdge {
   readonly sessions: SessionsService;
+  readonly nc: NatsConnection;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
   let closing: Promise<void> | null = null;
   return {
     sessions,
+    nc,
     close() {
       closing ??= (async () => {
         heartbeat.stop();

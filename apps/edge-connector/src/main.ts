@@ -1,10 +1,13 @@
+import '#telemetry/register';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadEdgeConfig } from './config.js';
 import { startEdge } from './edge.app.js';
+import { startEdgeTelemetry } from './common/telemetry.js';
 
 const config = loadEdgeConfig();
 const edge = await startEdge(config);
+await startEdgeTelemetry(edge, config);
 const log = new Logger('EdgeConnector');
 log.log(`Edge ${config.edgeId} serves ${config.agent} sessions in namespace ${config.namespace}.`);
 

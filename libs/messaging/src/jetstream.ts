@@ -1,6 +1,7 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
+import { withIncomingTrace } from './trace-context.js';
 
 /** Journal messages carry whole snapshots (≤ 480 KiB) plus their envelope. */
 const SESSIONS_STREAM_MAX_MSG_BYTES = 1024 * 1024;
@@ -38,4 +39,14 @@ export async function ensureSessionsStream(
     }
   }
   return jsm;
+}
+
+/**
+ * Runs the handling of one JetStream delivery as a child of the publisher's span (the publisher
+ * put its trace context in the message headers with `traceHeaders`), so a journal write lands
+ * in the trace of the request that caused it. A child, not a link: each message has exactly one
+ * producing request, and redeliveries simply add another child.
+ */
+export function consumeTraced<T>(msg: JsMsg, name: string, handle: () => Promise<T>): Promise<T> {
+  return withIncomingTrace(name, msg.subject, msg.headers, 'consumer', handle);
 }

@@ -9,6 +9,7 @@ import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transp
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { Subjects } from '#contracts';
 import { decodeJson, encodeJson, MalformedPayloadError } from './codec.js';
+import { withIncomingTrace } from './trace-context.js';
 
 /** What a handler may read besides the payload: the subject and the message headers. */
 export class NatsRequestContext extends BaseRpcContext<[string, MsgHdrs | undefined]> {
@@ -64,7 +65,12 @@ export class NatsTransport extends Server implements CustomTransportStrategy {
             this.log.error(`Subscription to ${subject} failed: ${error.message}`);
             return;
           }
-          this.track(this.dispatch(handler, msg));
+          // A child of the caller's span: the trace context arrives in the message headers.
+          this.track(
+            withIncomingTrace(`nats.handle ${pattern}`, msg.subject, msg.headers, 'server', () =>
+              this.dispatch(handler, msg),
+            ),
+          );
         },
       });
       this.subscriptions.push(subscription);

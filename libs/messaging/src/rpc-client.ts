@@ -7,7 +7,10 @@ import {
   type RpcErrorCode,
   type Subjects,
 } from '#contracts';
+import { recordNatsRequest, subjectLabel, type NatsOutcome } from '#telemetry';
+import { context, trace, SpanStatusCode } from '@opentelemetry/api';
 import { decodeJson, encodeJson } from './codec.js';
+import { startClientSpan, traceHeaders } from './trace-context.js';
 
 /** Nobody answered: no responder subscribed, the call timed out, or the connection is gone. */
 export class RpcUnavailableError extends Error {
@@ -62,24 +65,38 @@ function unavailableReason(error: unknown): 'no_responders' | 'timeout' | 'disco
   return null;
 }
 
-/** One JSON request, mapping transport failures to RpcUnavailableError. */
+/**
+ * One JSON request, mapping transport failures to RpcUnavailableError. The request is a client
+ * span whose context rides in the `traceparent` header, and its latency is recorded by subject.
+ */
 export async function requestJson<T>(
   nc: NatsConnection,
   subject: string,
   payload: unknown,
   options: RequestOptions,
 ): Promise<T> {
+  const label = subjectLabel(subject);
+  const span = startClientSpan(`nats.request ${label}`, subject);
+  const active = trace.setSpan(context.active(), span);
+  const started = performance.now();
+  let outcome: NatsOutcome = 'error';
   let data: Uint8Array;
   try {
     const reply = await nc.request(subject, encodeJson(payload), {
       timeout: options.timeoutMs,
-      headers: options.headers,
+      headers: traceHeaders(options.headers, active),
     });
     data = reply.data;
+    outcome = 'ok';
   } catch (error) {
     const reason = unavailableReason(error);
+    if (reason) outcome = reason;
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
     if (reason) throw new RpcUnavailableError(subject, reason);
     throw error;
+  } finally {
+    recordNatsRequest(performance.now() - started, label, outcome);
+    span.end();
   }
   if (options.maxReplyBytes !== undefined && data.length > options.maxReplyBytes) {
     throw new RpcReplyTooLargeError(subject, data.length);

@@ -13,7 +13,7 @@ import {
   type EdgeAgentStatus,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, decodeJson, encodeJson } from '#messaging';
+import { NATS_CONNECTION, decodeJson, encodeJson, withIncomingTrace } from '#messaging';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -91,8 +91,10 @@ export class EdgeRpcHandler {
         this.refuse(msg, 'unavailable');
       }
     }, Limits.EDGE_RPC_TIMEOUT_MS);
-    const work = this.sessions
-      .handle(rpc, controller.signal)
+    // A child of the router's request span (trace context in the headers): one trace per call.
+    const work = withIncomingTrace(`edge.rpc ${rpc.request.action}`, msg.subject, msg.headers, 'server', () =>
+      this.sessions.handle(rpc, controller.signal),
+    )
       .then((value) => {
         if (!answered) {
           answered = true;

@@ -1,5 +1,5 @@
 // Display bounds (reference §4). They shape what a snapshot shows and never stop the agent.
-import { Limits, type Activity, type EdgeAgentResult, type Message } from '#contracts';
+import { Limits, type Activity, type AgentFile, type EdgeAgentResult, type Message } from '#contracts';
 import { utf8Bytes, utf8Head } from '../common/utf8.js';
 
 /** One entry of the display transcript, with its UTF-8 size cached for the window budget. */
@@ -7,6 +7,8 @@ export interface DisplayMessage {
   role: 'user' | 'assistant';
   text: string;
   bytes: number;
+  /** Metadata of the files a user message attached (paths, never contents). */
+  attachments?: AgentFile[];
 }
 
 export function displayMessage(

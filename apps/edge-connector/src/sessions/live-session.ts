@@ -5,9 +5,11 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { TurnTrace } from '#telemetry';
 import {
   Limits,
   type Activity,
+  type AgentFile,
   type AgentModel,
   type AgentTurnTiming,
   type Approval,
@@ -123,6 +125,28 @@ export interface SessionSkill {
   info: SkillInfo;
 }
 
+/** Activity statuses a seed may carry; anything else shows as ended. */
+const RESTORED_STATUSES: ReadonlySet<string> = new Set([
+  'running',
+  'completed',
+  'failed',
+  'declined',
+  'ended',
+]);
+
+/** The display state a resume seed carries (checked by sessions/resume.ts). */
+export interface RestoredDisplay {
+  revision: number;
+  window: number;
+  truncated: boolean;
+  /** Wall-clock ms of the original `started_at`. */
+  startedAt?: number;
+  title?: string;
+  model?: string;
+  messages: { role: 'user' | 'assistant'; text: string; attachments?: AgentFile[] }[];
+  activities: Activity[];
+}
+
 export interface LiveSessionInit {
   id: string;
   owner: string;
@@ -170,7 +194,8 @@ export class LiveSession {
   status: EdgeAgentStatus = 'ok';
   running = false;
   closed = false;
-  readonly startedAt: number;
+  /** `started_at`; a resumed session keeps its original one (see restore). */
+  startedAt: number;
   updatedAt: number;
 
   private messages: DisplayMessage[] = [];
@@ -181,6 +206,8 @@ export class LiveSession {
   permissionMode: PermissionMode = 'read-only';
   models: AgentModel[] | null = null;
   selectedModel: string | undefined;
+  /** The model a resumed session's history named; shown until a turn picks one. */
+  private restoredModel: string | undefined;
   skills: SessionSkill[] = [];
   skillsAvailable = false;
   private nativeTitle: string | undefined;
@@ -192,6 +219,8 @@ export class LiveSession {
   private currentItemId: string | undefined;
   private turnStarted = 0;
   private timing: AgentTurnTiming | null = null;
+  /** The running turn's span; its context is the parent of the updates the turn causes. */
+  private turnTrace: TurnTrace | null = null;
   private waiters = new Set<() => void>();
 
   constructor(
@@ -226,6 +255,52 @@ export class LiveSession {
     }
   }
 
+  /**
+   * Takes the display state of a resumed session from its history seed (reference §2.3 resume):
+   * the revision continues right after the seed's, everything live (approvals, inputs, timing,
+   * models, permission mode) starts empty. The seed was checked against the display bounds.
+   */
+  restore(seed: RestoredDisplay): void {
+    this.revision = seed.revision + 1;
+    this.window = seed.window;
+    this.truncated = seed.truncated;
+    if (seed.startedAt !== undefined) this.startedAt = seed.startedAt;
+    this.frozenTitle = validTitle(seed.title);
+    this.restoredModel = seed.model;
+    for (const message of seed.messages) {
+      this.pushMessage(message.role, message.text);
+      if (message.attachments && message.attachments.length > 0) {
+        (this.messages[this.messages.length - 1] as DisplayMessage).attachments = message.attachments;
+      }
+    }
+    for (const view of seed.activities) {
+      if (!KEPT_ACTIVITY_KINDS.has(view.kind) || this.activities.length >= Limits.ACTIVITIES_MAX) continue;
+      const status = RESTORED_STATUSES.has(view.status ?? '')
+        ? (view.status as NativeActivity['status'])
+        : 'ended';
+      const activity: ActivityState = {
+        id: view.id,
+        // Never matched by a native event: the old runtime that named it is gone.
+        nativeId: `restored:${view.id}`,
+        kind: view.kind,
+        status: status === 'running' ? 'ended' : status,
+        messageIndex: Math.max(0, Math.min(view.message_index ?? 0, this.messages.length - 1)),
+        durationMs: Math.max(0, view.duration_ms ?? 0),
+        truncated: view.truncated ?? false,
+        detailBytes: 0,
+      };
+      if (this.showsDetails(activity)) {
+        activity.command = view.command;
+        activity.directory = view.directory;
+        activity.output = view.output;
+        if (view.exit_code !== undefined) activity.exitCode = view.exit_code;
+        activity.changes = view.changes;
+      }
+      this.measureDetails(activity);
+      this.activities.push(activity);
+    }
+  }
+
   // ---- revision and watchers ----
 
   changed(): void {
@@ -234,7 +309,14 @@ export class LiveSession {
     const waiters = this.waiters;
     this.waiters = new Set();
     for (const wake of waiters) wake();
-    this.hooks.changed(this);
+    if (this.turnTrace) this.turnTrace.run(() => this.hooks.changed(this));
+    else this.hooks.changed(this);
+  }
+
+  /** Ends the turn's span with the final timing (metrics included); idempotent. */
+  private endTurnTrace(status: string): void {
+    this.turnTrace?.finished(this.timing, status);
+    this.turnTrace = null;
   }
 
   /** Resolves at the next revision bump, after `timeoutMs`, or when `signal` aborts. */
@@ -287,8 +369,12 @@ export class LiveSession {
   }
 
   /** Appends the prompt and an empty assistant reply, and starts the turn clock. */
-  beginTurn(text: string): void {
+  beginTurn(text: string, attachments?: AgentFile[]): void {
     this.pushMessage('user', text);
+    // The user message keeps what was attached (metadata only, reference §2.3 send step 6).
+    if (attachments && attachments.length > 0) {
+      (this.messages[this.messages.length - 1] as DisplayMessage).attachments = attachments;
+    }
     this.pushMessage('assistant', '');
     this.running = true;
     this.status = 'ok';
@@ -296,6 +382,8 @@ export class LiveSession {
     this.currentItemId = undefined;
     this.turnStarted = this.hooks.clock.monotonic();
     this.timing = {};
+    this.endTurnTrace('superseded');
+    this.turnTrace = new TurnTrace(this.installation.kind, this.selectedModel ?? this.agent?.model, this.id);
     this.changed();
   }
 
@@ -303,6 +391,7 @@ export class LiveSession {
   turnDispatched(turnId: string, timing: AgentTurnTiming | null): void {
     if (timing !== this.timing || !timing) return;
     timing.dispatch_ms ??= elapsedSince(this.turnStarted, this.hooks.clock.monotonic());
+    this.turnTrace?.dispatched(timing.dispatch_ms);
     if (this.running && !this.closed && turnId !== this.lastTurnId) this.turnId = turnId;
     this.changed();
   }
@@ -334,6 +423,7 @@ export class LiveSession {
     this.endRunningActivities();
     this.lastTurnId = this.turnId ?? this.lastTurnId;
     this.changed();
+    this.endTurnTrace('closed');
     this.hooks.closed(this);
     return this.agent ? this.agent.close() : Promise.resolve();
   }
@@ -426,6 +516,7 @@ export class LiveSession {
     this.enforceMessageBounds();
     if (this.timing && this.timing.first_reply_ms == null) {
       this.timing.first_reply_ms = elapsedSince(this.turnStarted, this.hooks.clock.monotonic());
+      this.turnTrace?.firstReply(this.timing.first_reply_ms);
     }
     this.changed();
   }
@@ -442,6 +533,7 @@ export class LiveSession {
     this.endRunningActivities();
     if (status === 'failed') this.status = 'turn_failed';
     this.changed();
+    this.endTurnTrace(status);
   }
 
   // ---- messages ----
@@ -656,6 +748,7 @@ export class LiveSession {
       return;
     }
     this.approvals.set(view.id, { nativeId: event.nativeId, turnId: event.turnId, view });
+    this.turnTrace?.waitStarted('approval', view.id);
     this.changed();
   }
 
@@ -699,6 +792,7 @@ export class LiveSession {
     if (!pending || !this.running || (this.turnId !== undefined && pending.turnId !== this.turnId))
       return undefined;
     this.approvals.delete(viewId);
+    this.turnTrace?.waitEnded(viewId);
     this.changed();
     return { nativeId: pending.nativeId };
   }
@@ -740,6 +834,7 @@ export class LiveSession {
       );
       this.enforceDetailBudget(activity);
     }
+    this.turnTrace?.waitStarted('input', view.id);
     this.inputs.set(view.id, {
       nativeId: event.nativeId,
       turnId: event.turnId,
@@ -761,6 +856,7 @@ export class LiveSession {
     const pending = this.inputs.get(viewId);
     if (!pending) return undefined;
     this.inputs.delete(viewId);
+    this.turnTrace?.waitEnded(viewId);
     const activity = this.findActivity(pending.activityNativeId);
     if (activity) {
       const lines = (pending.view.questions ?? []).map((question) => {
@@ -779,6 +875,7 @@ export class LiveSession {
     for (const [id, pending] of this.approvals) {
       if (pending.nativeId === nativeId) {
         this.approvals.delete(id);
+        this.turnTrace?.waitEnded(id);
         this.changed();
         return;
       }
@@ -786,6 +883,7 @@ export class LiveSession {
     for (const [id, pending] of this.inputs) {
       if (pending.nativeId === nativeId) {
         this.inputs.delete(id);
+        this.turnTrace?.waitEnded(id);
         const activity = this.findActivity(pending.activityNativeId);
         if (activity && activity.status === 'running') activity.status = 'ended';
         this.changed();
@@ -824,7 +922,7 @@ export class LiveSession {
       session_id: this.id,
       thread_id: agent?.threadId,
       agent_version: agent?.agentVersion,
-      model: this.selectedModel ?? agent?.model,
+      model: this.selectedModel ?? this.restoredModel ?? agent?.model,
       project: this.cwd,
       started_at: new Date(this.startedAt).toISOString(),
       running: this.running,
@@ -832,7 +930,11 @@ export class LiveSession {
       revision: this.revision,
       window: this.window,
       truncated: this.truncated,
-      messages: this.messages.map((message) => ({ role: message.role, text: message.text })),
+      messages: this.messages.map((message) => ({
+        role: message.role,
+        text: message.text,
+        ...(message.attachments ? { attachments: message.attachments } : {}),
+      })),
       activities: this.activities.map((activity) => this.projectActivity(activity)),
       title: this.displayTitle(),
       skills: this.skills.map((skill) => ({
@@ -849,8 +951,9 @@ export class LiveSession {
       input_requests: this.closed ? [] : [...this.inputs.values()].map((pending) => pending.view),
       turn_timing: this.timing ? { ...this.timing } : undefined,
       session_management: true,
-      // File transfers are not served by this edge yet (upgrade_required), so never advertised.
-      files_available: false,
+      // Files and uploads are for saved sessions only (reference §4, §9.16).
+      files_available: this.saved,
+      files_upload_available: this.saved,
       history_windowing: this.saved,
     };
     return boundSnapshot(snapshot);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG } from '../common/tokens.js';
+import { FilesModule } from '../files/files.module.js';
 import { SessionUpdatesService } from '../updates/session-updates.service.js';
 import { UpdatesModule } from '../updates/updates.module.js';
 import {
@@ -11,7 +12,7 @@ import {
 } from './sessions.service.js';
 
 @Module({
-  imports: [UpdatesModule],
+  imports: [UpdatesModule, FilesModule],
   providers: [
     {
       provide: SESSIONS_OPTIONS,
@@ -19,6 +20,7 @@ import {
       useFactory: (config: EdgeConfig): SessionsOptions => ({
         homeDir: config.homeDir,
         unsupportedUser: process.getuid?.() === 0 && !config.allowRoot,
+        dataDir: config.dataDir,
       }),
     },
     { provide: SESSION_CHANGE_SINK, useExisting: SessionUpdatesService },

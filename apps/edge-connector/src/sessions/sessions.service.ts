@@ -2,7 +2,7 @@
 // scoped by (owner, access, session); any mismatch is `not_found` (reference §2.3, §5).
 import { realpath } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   APPROVAL_DECISIONS,
   EDGE_AGENT_ACTIONS,
@@ -21,7 +21,18 @@ import {
 import { DriverError, type AgentDriver, type AgentSession } from '../agent/agent-driver.js';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { hashId, randomId } from '../common/random.js';
-import { LiveSession, validTitle, type SessionClock, type SessionSkill } from './live-session.js';
+import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
+import { FilesService } from '../files/files.service.js';
+import { BINDINGS_MAX, BindingStore, BindingStoreError } from './bindings.js';
+import {
+  LiveSession,
+  validTitle,
+  type LiveSessionInit,
+  type RestoredDisplay,
+  type SessionClock,
+  type SessionSkill,
+} from './live-session.js';
+import { checkBinding, checkResumeSeed } from './resume.js';
 
 export const AGENT_DRIVER = Symbol('AGENT_DRIVER');
 export const SESSIONS_OPTIONS = Symbol('SESSIONS_OPTIONS');
@@ -42,12 +53,15 @@ export interface SessionsOptions {
   clock?: SessionClock;
   /** How long a closed saved session stays in memory; tests shorten it. */
   closedRetentionMs?: number;
+  /** Where the resume bindings file lives (TETHER_EDGE_DATA_DIR); unset keeps them in memory only. */
+  dataDir?: string;
 }
 
 /** A model catalog larger than this is refused as a broken agent answer (reference §2.3). */
 const MODELS_MAX = 256;
 /** Actions of the contract this edge does not serve yet; clients learn it from the status. */
-const NOT_YET_SERVED: ReadonlySet<string> = new Set(['directories', 'resume', 'transcript', ...FILE_ACTIONS]);
+const NOT_YET_SERVED: ReadonlySet<string> = new Set(['transcript']);
+const FILE_ACTION_SET: ReadonlySet<string> = new Set(FILE_ACTIONS);
 const KNOWN_ACTIONS: ReadonlySet<string> = new Set([...EDGE_AGENT_ACTIONS, 'snapshot', 'expire']);
 
 const systemClock: SessionClock = { monotonic: () => performance.now(), wall: () => Date.now() };
@@ -55,6 +69,7 @@ const systemClock: SessionClock = { monotonic: () => performance.now(), wall: ()
 function toPublicStatus(error: unknown): EdgeStatusError {
   if (error instanceof EdgeStatusError) return error;
   if (error instanceof DriverError) return new EdgeStatusError(error.status, error.message);
+  if (error instanceof BindingStoreError) return new EdgeStatusError('unavailable', error.message);
   return new EdgeStatusError('unavailable', 'The agent failed.');
 }
 
@@ -66,13 +81,20 @@ export class SessionsService {
   private readonly clock: SessionClock;
   private startsInFlight = 0;
   private installations: Installation[] = [];
+  /** Session ids with a resume in flight: a second one is `busy`. */
+  private readonly resuming = new Set<string>();
+  /** The resume bindings of saved sessions (the file actions check them too). */
+  readonly bindings: BindingStore;
 
   constructor(
     @Inject(AGENT_DRIVER) private readonly driver: AgentDriver,
     @Inject(SESSIONS_OPTIONS) private readonly options: SessionsOptions,
     @Inject(SESSION_CHANGE_SINK) private readonly sink: SessionChangeSink,
+    /** directories, file_* and attachments; without it they answer `upgrade_required`. */
+    @Optional() @Inject(FilesService) private readonly files?: FilesService,
   ) {
     this.clock = options.clock ?? systemClock;
+    this.bindings = new BindingStore(options.dataDir ?? null);
   }
 
   get liveSessions(): number {
@@ -91,7 +113,9 @@ export class SessionsService {
       return await this.dispatch(rpc, signal);
     } catch (error) {
       const status = toPublicStatus(error);
-      if (!(error instanceof EdgeStatusError) && !(error instanceof DriverError)) {
+      if (error instanceof BindingStoreError) {
+        this.log.error(`Action ${rpc.request.action} could not use the binding file: ${error.message}`);
+      } else if (!(error instanceof EdgeStatusError) && !(error instanceof DriverError)) {
         this.log.error(`Action ${rpc.request.action} failed unexpectedly: ${(error as Error).message}`);
       }
       return result(status.status);
@@ -102,11 +126,17 @@ export class SessionsService {
     const action: string = rpc.request.action;
     if (NOT_YET_SERVED.has(action))
       throw new EdgeStatusError('upgrade_required', `${action} is not served yet.`);
+    if (FILE_ACTION_SET.has(action)) return this.requireFiles().handle(rpc, this.lookup(rpc));
     switch (rpc.request.action) {
+      case 'directories':
+        this.requireSupportedUser();
+        return this.requireFiles().directories(rpc);
       case 'discover':
         return this.discover();
       case 'start':
         return this.start(rpc);
+      case 'resume':
+        return this.resume(rpc);
       case 'sessions':
         return Promise.resolve(this.list(rpc));
       case 'poll':
@@ -135,7 +165,7 @@ export class SessionsService {
       case 'rename':
         return Promise.resolve(this.rename(rpc));
       case 'delete':
-        return Promise.resolve(this.remove(rpc));
+        return this.remove(rpc);
       case 'discard':
         return this.discard(rpc);
       default:
@@ -163,7 +193,14 @@ export class SessionsService {
     this.retention.delete(session.id);
   }
 
+  private requireFiles(): FilesService {
+    if (!this.files) throw new EdgeStatusError('upgrade_required', 'Files are not served by this edge.');
+    return this.files;
+  }
+
   private onClosed(session: LiveSession): void {
+    // Its transfers end and its attachment snapshots go with the runtime (reference §2.3).
+    void this.files?.sessionClosed(session.id).catch(() => undefined);
     if (!session.saved) return;
     // Closed saved sessions answer polls for a day, then only history has them.
     const timer = setTimeout(
@@ -279,46 +316,129 @@ export class SessionsService {
       installation = fresh.find((candidate) => candidate.id === request.installation_id);
     }
     if (!installation) throw new EdgeStatusError('not_found', 'No such installation.');
+    const access = request.access_id ?? '';
+    if (access && (await this.bindings.count()) >= BINDINGS_MAX) {
+      throw new EdgeStatusError('unavailable', 'The binding store is full.');
+    }
+    const session = await this.launch({
+      id: randomId(),
+      owner: rpc.actor_id,
+      access,
+      installation,
+      cwd,
+      projectRoot,
+    });
+    this.log.log(`Session ${session.id} started with ${installation.kind}.`);
+    return session.snapshot();
+  }
+
+  /**
+   * Opens the agent for a new live session and registers it; shared by start and resume. A new
+   * saved session gets its binding persisted; if that fails, the agent is closed (`unavailable`).
+   */
+  private async launch(
+    init: LiveSessionInit,
+    resumed?: { threadId: string; display: RestoredDisplay },
+  ): Promise<LiveSession> {
     if (this.liveSessions + this.startsInFlight >= Limits.EDGE_LIVE_SESSIONS_MAX) {
       throw new EdgeStatusError('busy', 'Live session capacity reached.');
     }
     this.startsInFlight += 1;
     try {
-      const session = new LiveSession(
-        {
-          id: randomId(),
-          owner: rpc.actor_id,
-          access: request.access_id ?? '',
-          installation,
-          cwd,
-          projectRoot,
-        },
-        {
-          clock: this.clock,
-          changed: (changed) => this.track(changed),
-          closed: (closed) => this.onClosed(closed),
-        },
-      );
+      const session = new LiveSession(init, {
+        clock: this.clock,
+        changed: (changed) => this.track(changed),
+        closed: (closed) => this.onClosed(closed),
+      });
+      if (resumed) session.restore(resumed.display);
       let agent: AgentSession;
       try {
         agent = await this.driver.open({
-          installation,
-          cwd,
+          installation: init.installation,
+          cwd: init.cwd,
           saved: session.saved,
+          ...(resumed ? { threadId: resumed.threadId } : {}),
           onEvent: (event) => session.apply(event),
         });
       } catch (error) {
         if (error instanceof DriverError) throw error;
         throw new EdgeStatusError('launch_failed', 'The agent did not start.');
       }
+      const refuse = async (status: 'busy' | 'unavailable' | 'resume_unavailable', why: string) => {
+        await agent.close().catch(() => undefined);
+        return new EdgeStatusError(status, why);
+      };
+      if (resumed && !agent.capabilities.resume) {
+        throw await refuse('resume_unavailable', 'The agent cannot resume.');
+      }
+      const other = this.sessions.get(init.id);
+      if (other && !other.closed) throw await refuse('busy', 'The session is already open.');
+      if (session.saved && !resumed) {
+        try {
+          await this.bindings.put({
+            owner: init.owner,
+            access: init.access,
+            session: init.id,
+            thread: agent.threadId,
+            project: init.cwd,
+            access_project: init.projectRoot,
+            installation_id: init.installation.id,
+          });
+        } catch {
+          throw await refuse('unavailable', 'The resume binding could not be saved.');
+        }
+      }
       session.attach(agent, agent.capabilities.skills ? await this.loadSkills(agent) : null);
+      if (other) this.forget(other);
       this.makeRoom();
       this.sessions.set(session.id, session);
-      this.log.log(`Session ${session.id} started with ${installation.kind}.`);
       this.track(session);
-      return session.snapshot();
+      return session;
     } finally {
       this.startsInFlight -= 1;
+    }
+  }
+
+  /**
+   * Relaunches a saved session after its runtime ended (edge restart, stop, expiry) from its
+   * binding, with the display state of the history seed (reference §2.3 resume).
+   */
+  private async resume(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    this.requireSupportedUser();
+    const display = checkResumeSeed(rpc);
+    const id = rpc.request.session_id ?? '';
+    const access = rpc.request.access_id ?? '';
+    const live = this.sessions.get(id);
+    if (live) {
+      if (live.owner !== rpc.actor_id || live.access !== access) {
+        throw new EdgeStatusError('resume_unavailable', 'The session belongs to someone else.');
+      }
+      // Resuming an open session is idempotent: a retried resume sees the same session.
+      if (!live.closed) return live.snapshot();
+    }
+    if (this.resuming.has(id)) throw new EdgeStatusError('busy', 'The session is being resumed.');
+    this.resuming.add(id);
+    try {
+      const binding = await this.bindings.get(rpc.actor_id, access, id);
+      const installation = await checkBinding(binding, rpc.project_root, () =>
+        this.refreshInstallations().catch(() => []),
+      );
+      const bound = binding as NonNullable<typeof binding>;
+      const session = await this.launch(
+        {
+          id,
+          owner: rpc.actor_id,
+          access,
+          installation,
+          cwd: bound.project,
+          projectRoot: bound.access_project,
+        },
+        { threadId: bound.thread, display },
+      );
+      this.log.log(`Session ${id} resumed with ${installation.kind}.`);
+      return session.snapshot();
+    } finally {
+      this.resuming.delete(id);
     }
   }
 
@@ -385,42 +505,61 @@ export class SessionsService {
     return session.lock.run(async () => {
       // The session may have been discarded while this send waited for the lock.
       this.lookup(rpc);
+      let attached: PreparedAttachments | undefined;
       if ((request.attachments ?? []).length > 0) {
-        throw new EdgeStatusError('upgrade_required', 'Attachments are not served yet.');
+        if (!this.files || !session.agent?.capabilities.attachments)
+          throw new EdgeStatusError('upgrade_required', 'This agent takes no attachments.');
+        attached = await this.files.prepareAttachments(session, request.attachments ?? []);
       }
-      let skill: SessionSkill | undefined;
-      if (request.skill_id) {
-        skill = session.skills.find((candidate) => candidate.id === request.skill_id);
-        if (!skill || !session.agent?.capabilities.skills)
-          throw new EdgeStatusError('invalid_request', 'Unknown skill.');
+      try {
+        this.checkSend(rpc, session, attached);
+      } catch (error) {
+        await this.files?.attachments.discard(attached);
+        throw error;
       }
       const text = request.text ?? '';
-      if (!text.trim()) throw new EdgeStatusError('invalid_request', 'The prompt is blank.');
-      if (session.running || session.closed || !session.agent)
-        throw new EdgeStatusError('busy', 'The session is busy.');
-      if (rpc.reset_revision) {
-        // Only the router sets it, after archiving exactly this revision; anything newer would be lost.
-        if (!session.saved || session.revision !== rpc.reset_revision) {
-          throw new EdgeStatusError('busy', 'The archived revision is stale.');
-        }
-        session.resetWindow();
-      }
-      session.beginTurn(text);
+      const skill = request.skill_id
+        ? session.skills.find((candidate) => candidate.id === request.skill_id)
+        : undefined;
+      if (rpc.reset_revision) session.resetWindow();
+      session.beginTurn(text, attached?.files);
       const timing = session.turnTiming;
       try {
+        if (!session.agent) throw new EdgeStatusError('busy', 'The session has no agent.');
         const { turnId } = await session.agent.startTurn({
-          text,
+          text: attached ? promptWithAttachments(text, attached.paths) : text,
           permissionMode: session.permissionMode,
           model: session.selectedModel,
           skill: skill?.info,
+          ...(attached && attached.images.length > 0 ? { images: attached.images } : {}),
         });
         session.turnDispatched(turnId, timing);
       } catch {
         this.log.warn(`Session ${session.id} failed to dispatch a turn; closing it.`);
         await this.closeFailedTurn(session);
       }
+      // The previous turn's image snapshots are no longer needed by the agent.
+      await this.files?.attachments.turnStarted(session.id, attached);
       return session.snapshot();
     });
+  }
+
+  /** The refusals of a send before anything changes (reference §2.3 send steps 2-5). */
+  private checkSend(rpc: EdgeAgentRPCRequest, session: LiveSession, attached?: PreparedAttachments): void {
+    const request = rpc.request;
+    if (request.skill_id) {
+      const skill = session.skills.find((candidate) => candidate.id === request.skill_id);
+      if (!skill || !session.agent?.capabilities.skills)
+        throw new EdgeStatusError('invalid_request', 'Unknown skill.');
+    }
+    const text = request.text ?? '';
+    if (!text.trim() && !attached) throw new EdgeStatusError('invalid_request', 'The prompt is blank.');
+    if (session.running || session.closed || !session.agent)
+      throw new EdgeStatusError('busy', 'The session is busy.');
+    // Only the router sets it, after archiving exactly this revision; anything newer would be lost.
+    if (rpc.reset_revision && (!session.saved || session.revision !== rpc.reset_revision)) {
+      throw new EdgeStatusError('busy', 'The archived revision is stale.');
+    }
   }
 
   private async closeFailedTurn(session: LiveSession): Promise<void> {
@@ -609,9 +748,17 @@ export class SessionsService {
     return session.snapshot();
   }
 
-  private remove(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
-    const session = this.lookup(rpc);
+  /** Forgets a closed session and its binding; a binding alone (after a restart) goes too. */
+  private async remove(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const id = rpc.request.session_id ?? '';
+    const access = rpc.request.access_id ?? '';
+    const session = this.sessions.get(id);
+    if (!session || session.owner !== rpc.actor_id || session.access !== access) {
+      if (access && (await this.bindings.remove(rpc.actor_id, access, id))) return result('ok');
+      throw new EdgeStatusError('not_found', 'No such session for this owner and access.');
+    }
     if (!session.closed) throw new EdgeStatusError('busy', 'Stop the session first.');
+    if (session.saved) await this.bindings.remove(session.owner, session.access, session.id);
     this.forget(session);
     return result('ok');
   }
@@ -626,6 +773,13 @@ export class SessionsService {
         await session.close('session_closed');
       } catch {
         status = 'unavailable';
+      }
+      // An empty session has nothing to resume (Codex does not even keep an unused thread).
+      if (session.saved) {
+        await this.bindings.remove(session.owner, session.access, session.id).catch(() => {
+          status = 'unavailable';
+          return false;
+        });
       }
       this.forget(session);
       return result(status);

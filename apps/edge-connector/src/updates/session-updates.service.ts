@@ -3,6 +3,7 @@
 // never reordered and the last state is never dropped. Failures retry with capped backoff until
 // the router acks; a forgotten session's final state is retried like any other.
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { context, type Context } from '@opentelemetry/api';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { toWire, type Subjects } from '#contracts';
 import { NATS_CONNECTION, requestService } from '#messaging';
@@ -23,6 +24,8 @@ interface Entry {
   inFlight: boolean;
   failures: number;
   timer?: NodeJS.Timeout;
+  /** The trace context of the newest change (a turn's), so its update joins the send's trace. */
+  trace: Context;
 }
 
 @Injectable()
@@ -42,11 +45,12 @@ export class SessionUpdatesService implements SessionChangeSink {
     if (this.stopped) return;
     let entry = this.entries.get(sessionId);
     if (!entry) {
-      entry = { build, dirty: true, inFlight: false, failures: 0 };
+      entry = { build, dirty: true, inFlight: false, failures: 0, trace: context.active() };
       this.entries.set(sessionId, entry);
     }
     entry.build = build;
     entry.dirty = true;
+    entry.trace = context.active();
     if (!entry.inFlight && !entry.timer) void this.send(sessionId, entry);
   }
 
@@ -61,17 +65,19 @@ export class SessionUpdatesService implements SessionChangeSink {
     const change = entry.build();
     let acked = false;
     try {
-      const ack = await requestService(
-        this.nc,
-        this.subjects,
-        'routerSessionUpdate',
-        {
-          ...change,
-          snapshot: toWire(change.snapshot),
-          edge_id: this.config.edgeId,
-          edge_token: this.config.edgeToken,
-        },
-        { timeoutMs: SESSION_UPDATE_TIMEOUT_MS },
+      const ack = await context.with(entry.trace, () =>
+        requestService(
+          this.nc,
+          this.subjects,
+          'routerSessionUpdate',
+          {
+            ...change,
+            snapshot: toWire(change.snapshot),
+            edge_id: this.config.edgeId,
+            edge_token: this.config.edgeToken,
+          },
+          { timeoutMs: SESSION_UPDATE_TIMEOUT_MS },
+        ),
       );
       acked = ack.ok === true;
     } catch (error) {

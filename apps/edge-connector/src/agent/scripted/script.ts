@@ -8,7 +8,10 @@ const ms = z.number().int().min(0).max(600_000);
 const replyStep = z
   .object({
     type: z.literal('reply'),
-    /** `{prompt_length}` becomes the prompt length in characters, `{answer}` the last input answer. */
+    /**
+     * `{prompt_length}` becomes the prompt length in characters, `{answer}` the last input answer,
+     * `{image_count}` the number of images the turn received.
+     */
     text: z.string(),
     deltas: z.number().int().min(1).max(10_000).default(3),
     delay_ms: ms.default(5),

@@ -35,9 +35,15 @@ const CAPABILITIES: DriverCapabilities = {
   permissions: true,
   approvals: true,
   input: true,
-  attachments: false,
-  resume: false,
+  attachments: true,
+  resume: true,
 };
+
+/**
+ * The shape of the thread ids this driver issues. It keeps no state between runs, so on resume it
+ * takes any id of that shape: the edge only resumes ids its own binding file recorded.
+ */
+const SCRIPTED_THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Resolves true after `ms`, or false as soon as `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -70,7 +76,7 @@ interface Turn {
 }
 
 class ScriptedSession implements AgentSession {
-  readonly threadId = randomUUID();
+  readonly threadId: string;
   readonly model: string | undefined;
   readonly title: string | undefined;
   readonly agentVersion: string;
@@ -88,7 +94,9 @@ class ScriptedSession implements AgentSession {
   constructor(
     private readonly script: Script,
     private readonly emit: (event: AgentEvent) => void,
+    threadId?: string,
   ) {
+    this.threadId = threadId ?? randomUUID();
     this.model = script.models[0]?.id;
     this.title = script.title;
     this.agentVersion = script.agent_version;
@@ -107,11 +115,11 @@ class ScriptedSession implements AgentSession {
     }
     const steps = matchRule(this.script, input.text)?.steps ?? [];
     // Play after the caller saw the turn id, like a native agent answering turn/start first.
-    setImmediate(() => void this.play(turn, steps, input.text));
+    setImmediate(() => void this.play(turn, steps, input.text, input.images?.length ?? 0));
     return { turnId: turn.id };
   }
 
-  private async play(turn: Turn, steps: ScriptStep[], prompt: string): Promise<void> {
+  private async play(turn: Turn, steps: ScriptStep[], prompt: string, images: number): Promise<void> {
     const signal = turn.abort.signal;
     let answer = '';
     let outcome: 'completed' | 'failed' | 'interrupted' = 'completed';
@@ -120,6 +128,7 @@ class ScriptedSession implements AgentSession {
       if (step.type === 'reply') {
         const text = step.text
           .replaceAll('{prompt_length}', String(prompt.length))
+          .replaceAll('{image_count}', String(images))
           .replaceAll('{answer}', answer);
         const itemId = `item-${++this.items}`;
         for (const [index, piece] of split(text, step.deltas).entries()) {
@@ -306,7 +315,9 @@ export class ScriptedDriver implements AgentDriver {
     if (options.installation.id !== SCRIPTED_INSTALLATION.id) {
       throw new DriverError('launch_failed', 'Not a scripted installation.');
     }
-    if (options.threadId) throw new DriverError('resume_unavailable', 'The scripted agent cannot resume.');
-    return new ScriptedSession(this.script, options.onEvent);
+    if (options.threadId !== undefined && !SCRIPTED_THREAD_ID.test(options.threadId)) {
+      throw new DriverError('resume_unavailable', 'Not a scripted thread.');
+    }
+    return new ScriptedSession(this.script, options.onEvent, options.threadId);
   }
 }

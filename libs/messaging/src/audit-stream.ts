@@ -1,0 +1,35 @@
+import { jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Subjects } from '#contracts';
+
+/** An audit record is a few hundred bytes of ids; anything larger is not one. */
+const AUDIT_STREAM_MAX_MSG_BYTES = 4 * 1024;
+/** Duplicate window for `Nats-Msg-Id` (the record id): a publisher retry lands well within it. */
+const AUDIT_STREAM_DUPLICATE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+
+/**
+ * Creates (or updates) the stream that buffers audit records between the api (publisher) and
+ * history (durable consumer, which stores them in Postgres). Work-queue retention: a record
+ * leaves the stream once history acked it. Both sides call it at boot, so order does not matter.
+ */
+export async function ensureAuditStream(nc: NatsConnection, subjects: Subjects): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: subjects.auditStream,
+    subjects: [subjects.auditRecords],
+    retention: RetentionPolicy.Workqueue,
+    max_msg_size: AUDIT_STREAM_MAX_MSG_BYTES,
+    duplicate_window: AUDIT_STREAM_DUPLICATE_WINDOW_NS,
+  };
+  try {
+    await jsm.streams.info(subjects.auditStream);
+  } catch (error) {
+    if (!(error instanceof Error) || !/not found/i.test(error.message)) throw error;
+    try {
+      await jsm.streams.add(config);
+    } catch (addError) {
+      if (!(addError instanceof Error) || !/already in use|exists/i.test(addError.message)) throw addError;
+    }
+  }
+  return jsm;
+}

@@ -1,0 +1,90 @@
+// W3C trace context (`traceparent`, `tracestate`) in NATS headers, so one HTTP call is one
+// trace across api → router → edge → router → JetStream → history (ARCHITECTURE invariant 8).
+// Only the OpenTelemetry API is used: without a started SDK every call here is a cheap no-op and
+// no header is allocated.
+import {
+  context,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+
+const TRACER = 'tether.messaging';
+
+const setter: TextMapSetter<MsgHdrs> = {
+  set(carrier, key, value) {
+    carrier.set(key, value);
+  },
+};
+
+const getter: TextMapGetter<MsgHdrs | undefined> = {
+  get(carrier, key) {
+    return carrier?.has(key) ? carrier.get(key) : undefined;
+  },
+  keys(carrier) {
+    return carrier ? carrier.keys() : [];
+  },
+};
+
+/**
+ * Headers carrying the active trace context, merged into `existing` when given. Returns
+ * `existing` unchanged (often undefined: no allocation) when no sampled span is active.
+ */
+export function traceHeaders(existing?: MsgHdrs, active: Context = context.active()): MsgHdrs | undefined {
+  const span = trace.getSpan(active);
+  if (!span || !span.isRecording()) return existing;
+  const carrier = existing ?? natsHeaders();
+  propagation.inject(active, carrier, setter);
+  return carrier;
+}
+
+/** The trace context a message carries (the active one when it carries none). */
+export function traceContextOf(headers: MsgHdrs | undefined): Context {
+  if (!headers) return context.active();
+  return propagation.extract(context.active(), headers, getter);
+}
+
+/** A span around an outgoing request; `run` gets the span to end with the outcome. */
+export function startClientSpan(name: string, subject: string): Span {
+  return trace.getTracer(TRACER).startSpan(name, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+  });
+}
+
+/**
+ * Runs a handler for one incoming message as a child of the trace the message carries:
+ * `kind` SERVER for request/reply, CONSUMER for JetStream deliveries. The span ends when the
+ * handler settles; a thrown error marks it failed (the error message names no payload).
+ */
+export async function withIncomingTrace<T>(
+  name: string,
+  subject: string,
+  headers: MsgHdrs | undefined,
+  kind: 'server' | 'consumer',
+  handler: () => Promise<T>,
+): Promise<T> {
+  const parent = traceContextOf(headers);
+  const span = trace.getTracer(TRACER).startSpan(
+    name,
+    {
+      kind: kind === 'server' ? SpanKind.SERVER : SpanKind.CONSUMER,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+    },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), handler);
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).name });
+    throw error;
+  } finally {
+    span.end();
+  }
+}

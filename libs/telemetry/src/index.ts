@@ -1,0 +1,23 @@
+export { renderMetrics, METRICS_CONTENT_TYPE } from './reader.js';
+export { loadTelemetryConfig, metricsPortVar } from './config.js';
+export type { MetricsPort, TelemetryConfig } from './config.js';
+export { defaultServiceName } from './service-name.js';
+export { JsonLogger, installLogger } from './logger.js';
+export {
+  METRIC,
+  recordHttpRequest,
+  recordRequestService,
+  recordNatsRequest,
+  recordTurnTiming,
+  recordHistoryWrite,
+  registerGauge,
+  subjectLabel,
+} from './metrics.js';
+export type { NatsOutcome, TurnTimingMs, GaugeRead } from './metrics.js';
+export { TurnTrace, TURN_ATTR } from './turn-trace.js';
+export { readiness, natsCheck, redisCheck, postgresCheck, READINESS_CHECK_TIMEOUT_MS } from './health.js';
+export type { ReadinessCheck, ReadinessReport, NatsProbeTarget } from './health.js';
+export { startOpsServer, opsResponse } from './ops-server.js';
+export type { OpsServer, OpsServerOptions } from './ops-server.js';
+export { instrumentApiHttp, noteHttpAction, noteRequestService, ACTION_ATTR } from './http-metrics.js';
+export type { FastifyLike } from './http-metrics.js';

@@ -1,0 +1,147 @@
+import { metrics, type Attributes, type Histogram, type ObservableResult } from '@opentelemetry/api';
+
+/**
+ * Every metric Tether exports, by its OpenTelemetry name. The Prometheus names (what dashboards
+ * and alert rules query) are these with dots as underscores (the unit goes in `# UNIT`), e.g.
+ * `tether.nats.request.duration` (ms) → `tether_nats_request_duration_bucket`.
+ * test/integration/telemetry checks every shipped query against the series the apps export.
+ */
+export const METRIC = {
+  httpDuration: 'tether.http.request.duration',
+  requestService: 'tether.api.request_service.duration',
+  natsRequestDuration: 'tether.nats.request.duration',
+  turnDispatch: 'tether.turn.dispatch.duration',
+  turnFirstReply: 'tether.turn.first_reply.duration',
+  turnFinished: 'tether.turn.finished.duration',
+  liveSessions: 'tether.sessions.live',
+  leases: 'tether.leases.active',
+  watchers: 'tether.watchers.active',
+  sseStreams: 'tether.sse.streams',
+  consumerLag: 'tether.jetstream.consumer.lag',
+  historyWriteDuration: 'tether.history.write.duration',
+  connectorsOnline: 'tether.connectors.online',
+} as const;
+
+const METER = 'tether';
+
+/** Request latencies: sub-millisecond NATS hops up to the 15 s watch wait and 30 s timeouts. */
+const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 30_000];
+/** Agent turns: a dispatch takes milliseconds, a finished turn can take many minutes. */
+const TURN_BUCKETS_MS = [
+  10, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000,
+];
+
+interface Instruments {
+  http: Histogram;
+  requestService: Histogram;
+  nats: Histogram;
+  dispatch: Histogram;
+  firstReply: Histogram;
+  finished: Histogram;
+  historyWrite: Histogram;
+}
+
+let instruments: Instruments | undefined;
+
+/**
+ * Created on first use, after main.ts started the SDK: the global meter provider is fixed by
+ * then, and a process without telemetry (integration tests) gets no-op instruments.
+ */
+function get(): Instruments {
+  if (instruments) return instruments;
+  const meter = metrics.getMeter(METER);
+  const latency = (name: string, description: string, buckets = LATENCY_BUCKETS_MS) =>
+    meter.createHistogram(name, { unit: 'ms', description, advice: { explicitBucketBoundaries: buckets } });
+  instruments = {
+    http: latency(METRIC.httpDuration, 'HTTP requests served by the api, by action and status.'),
+    requestService: latency(METRIC.requestService, 'What the api spent on a send (request_service_ms).'),
+    nats: latency(METRIC.natsRequestDuration, 'NATS requests made by this process, by subject and outcome.'),
+    dispatch: latency(METRIC.turnDispatch, 'Agent turn: start to native dispatch.', TURN_BUCKETS_MS),
+    firstReply: latency(METRIC.turnFirstReply, 'Agent turn: start to first reply text.', TURN_BUCKETS_MS),
+    finished: latency(METRIC.turnFinished, 'Agent turn: start to completion.', TURN_BUCKETS_MS),
+    historyWrite: latency(METRIC.historyWriteDuration, 'History: one journal message stored in Postgres.'),
+  };
+  return instruments;
+}
+
+export function recordHttpRequest(ms: number, action: string, status: number, method: string): void {
+  get().http.record(ms, { action, status: String(status), method });
+}
+
+export function recordRequestService(ms: number): void {
+  get().requestService.record(ms);
+}
+
+export type NatsOutcome = 'ok' | 'error' | 'timeout' | 'no_responders' | 'disconnected';
+
+/** `subject` must be low-cardinality: see `subjectLabel`. */
+export function recordNatsRequest(ms: number, subject: string, outcome: NatsOutcome): void {
+  get().nats.record(ms, { subject, outcome });
+}
+
+export interface TurnTimingMs {
+  dispatch_ms?: number | null;
+  first_reply_ms?: number | null;
+  finished_ms?: number | null;
+}
+
+export function recordTurnTiming(timing: TurnTimingMs, agentKind: string, model: string | undefined): void {
+  const attributes: Attributes = { agent_kind: agentKind, model: model ?? 'default' };
+  const i = get();
+  if (timing.dispatch_ms != null) i.dispatch.record(timing.dispatch_ms, attributes);
+  if (timing.first_reply_ms != null) i.firstReply.record(timing.first_reply_ms, attributes);
+  if (timing.finished_ms != null) i.finished.record(timing.finished_ms, attributes);
+}
+
+export function recordHistoryWrite(ms: number, outcome: 'stored' | 'failed'): void {
+  get().historyWrite.record(ms, { outcome });
+}
+
+/** A gauge read at scrape time; a failing read is skipped (the series goes stale, not wrong). */
+export type GaugeRead = () => number | Promise<number>;
+
+/**
+ * Registers one observable gauge. Reads happen only when `/metrics` is scraped, so a gauge costs
+ * nothing on the hot path.
+ */
+export function registerGauge(
+  name: string,
+  description: string,
+  read: GaugeRead,
+  attributes?: Attributes,
+): void {
+  const gauge = metrics.getMeter(METER).createObservableGauge(name, { description });
+  gauge.addCallback(async (result: ObservableResult) => {
+    try {
+      result.observe(await read(), attributes);
+    } catch {
+      // Redis or NATS away for a moment: no sample this scrape; /readyz says why.
+    }
+  });
+}
+
+/**
+ * A subject as a metric label: the namespace prefix dropped and ids replaced, so the label has a
+ * fixed small set of values (`router.edge-agent`, `edge.*.rpc`, `session.*.journal`).
+ */
+export function subjectLabel(subject: string): string {
+  const cached = labels.get(subject);
+  if (cached !== undefined) return cached;
+  const label = computeSubjectLabel(subject);
+  // Bounded: subjects carry edge and session ids; the hot ones stay cached, the rest recompute.
+  if (labels.size >= SUBJECT_LABEL_CACHE_MAX) labels.clear();
+  labels.set(subject, label);
+  return label;
+}
+
+/** Distinct subjects whose label is kept; a process talks to a few services and its edges. */
+const SUBJECT_LABEL_CACHE_MAX = 4_096;
+const labels = new Map<string, string>();
+
+function computeSubjectLabel(subject: string): string {
+  const parts = subject.split('.');
+  if (parts.length < 2) return subject;
+  parts.shift();
+  if ((parts[0] === 'edge' || parts[0] === 'session') && parts.length >= 3) parts[1] = '*';
+  return parts.join('.');
+}

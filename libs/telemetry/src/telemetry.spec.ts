@@ -1,0 +1,60 @@
+import { loadConfig } from '#config';
+import { z } from 'zod';
+import { metricsPortVar } from './config.js';
+import { JsonLogger } from './logger.js';
+import { subjectLabel } from './metrics.js';
+import { defaultServiceName } from './service-name.js';
+import { readiness } from './health.js';
+
+test('subject labels drop the namespace and ids, so the label set stays small', () => {
+  expect(subjectLabel('tether.router.edge-agent')).toBe('router.edge-agent');
+  expect(subjectLabel('ns1.edge.123456.rpc')).toBe('edge.*.rpc');
+  expect(subjectLabel('ns1.session.0123abcd.journal')).toBe('session.*.journal');
+});
+
+test('TETHER_METRICS_PORT: default, off, ephemeral, and a clear error for a bad value', () => {
+  const schema = z.object({ TETHER_METRICS_PORT: metricsPortVar(9465) });
+  expect(loadConfig(schema, {}).TETHER_METRICS_PORT).toBe(9465);
+  expect(loadConfig(schema, { TETHER_METRICS_PORT: 'off' }).TETHER_METRICS_PORT).toBe('off');
+  expect(loadConfig(schema, { TETHER_METRICS_PORT: '' }).TETHER_METRICS_PORT).toBe('off');
+  expect(loadConfig(schema, { TETHER_METRICS_PORT: '0' }).TETHER_METRICS_PORT).toBe(0);
+  expect(() => loadConfig(schema, { TETHER_METRICS_PORT: '70000' })).toThrow(/TETHER_METRICS_PORT/);
+  expect(() => loadConfig(schema, { TETHER_METRICS_PORT: 'abc' })).toThrow(/TETHER_METRICS_PORT/);
+});
+
+test('the service name comes from the entry script', () => {
+  expect(defaultServiceName('/srv/dist/apps/session-router/src/main.js')).toBe('tether-session-router');
+  expect(defaultServiceName(undefined)).toBe('tether');
+});
+
+test('the JSON logger writes one object per line with level and context, honouring levels', () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const logger = new JsonLogger(
+    (line) => out.push(line),
+    (line) => err.push(line),
+  );
+  logger.log('Session 1 expired after idle', 'Leases');
+  logger.error('Handler failed', 'stack here', 'RpcErrorFilter');
+  logger.setLogLevels(['error']);
+  logger.log('dropped');
+  expect(out).toHaveLength(1);
+  expect(JSON.parse(out[0]!)).toMatchObject({
+    level: 'log',
+    context: 'Leases',
+    msg: 'Session 1 expired after idle',
+  });
+  expect(JSON.parse(err[0]!)).toMatchObject({
+    level: 'error',
+    context: 'RpcErrorFilter',
+    stack: 'stack here',
+  });
+});
+
+test('readiness names each dependency and fails when one is down', async () => {
+  const report = await readiness({
+    nats: async () => undefined,
+    redis: () => Promise.reject(new Error('x')),
+  });
+  expect(report).toEqual({ ready: false, checks: { nats: 'ok', redis: 'down' } });
+});
