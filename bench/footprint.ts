@@ -1,0 +1,196 @@
+// B3 footprint: Redis bytes per idle session and per lease, and router/api memory (RSS) with
+// many idle sessions and many open `watch` requests. Sessions come from a raw NATS client posing
+// as the enrolled edge (the router's session-update path); leases from one `poll` per session
+// sent to the router directly (the api's own request); watchers are real HTTP `watch` requests
+// held open by the api and the router for the watch wait. SSE streams do not exist yet.
+import { Redis } from 'ioredis';
+import { requestService } from '#messaging';
+import { FakeEdge, inParallel, opaqueId } from './lib/fake-edge.js';
+import { runLoad } from './lib/loadgen.js';
+import { machineFacts, rssOf, writeResult } from './lib/machine.js';
+import { fixed, table } from './lib/stats.js';
+import { BENCH_EDGE_SECRET, BenchTether } from './lib/tether.js';
+import type { BenchOptions } from './run.js';
+
+/** Sessions whose keys are measured one by one with MEMORY USAGE. */
+const SAMPLE_SESSIONS = 200;
+/** Requests in flight while creating sessions and leases. */
+const CREATE_PARALLEL = 32;
+const MiB = 1024 * 1024;
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+}
+
+async function memoryUsage(redis: Redis, key: string): Promise<number> {
+  // SAMPLES 0: count every element of a hash or sorted set, not an estimate.
+  const bytes = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number | null;
+  return bytes ?? 0;
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function footprint(options: BenchOptions): Promise<void> {
+  const sessionsCount = options.quick ? 2_000 : 10_000;
+  const watchersCount = options.quick ? 1_000 : 5_000;
+  const machine = machineFacts();
+  const tether = new BenchTether({ label: 'benchfoot', edge: false });
+  let edge: FakeEdge | undefined;
+  const redis = new Redis(process.env.TETHER_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {
+    lazyConnect: true,
+  });
+  try {
+    await tether.up();
+    await redis.connect();
+    const ns = tether.stack.subjects.namespace;
+    const pids = { api: tether.stack.pid('api'), router: tether.stack.pid('router') };
+    const rss = () => ({ api: rssOf(pids.api), router: rssOf(pids.router) });
+    edge = await FakeEdge.connect(
+      tether.stack.options.natsUrl,
+      tether.stack.subjects,
+      tether.edge.id,
+      BENCH_EDGE_SECRET,
+    );
+    const accessId = opaqueId(0xacce55, 1);
+    const ids = Array.from({ length: sessionsCount }, (_, index) => opaqueId(0xbe4c, index));
+
+    const rssIdle = rss();
+    const memoryStart = await usedMemory(redis);
+    console.log(
+      `B3 footprint: creating ${sessionsCount} idle sessions through the router's session-update path…`,
+    );
+    let started = performance.now();
+    await inParallel(sessionsCount, CREATE_PARALLEL, (index) =>
+      edge!.update(ids[index]!, tether.owner, { accessId }),
+    );
+    const sessionsSeconds = (performance.now() - started) / 1000;
+    const memorySessions = await usedMemory(redis);
+
+    const sample = ids.slice(0, SAMPLE_SESSIONS);
+    let sessionKeyBytes = 0;
+    for (const id of sample) {
+      for (const suffix of ['rev', 'epoch', 'meta'])
+        sessionKeyBytes += await memoryUsage(redis, `${ns}:{${id}}:${suffix}`);
+    }
+
+    console.log(`  …and one lease per session (a poll through the router).`);
+    started = performance.now();
+    await inParallel(sessionsCount, CREATE_PARALLEL, (index) =>
+      requestService(
+        edge!.connection,
+        tether.stack.subjects,
+        'routerEdgeAgent',
+        {
+          actor_id: tether.owner,
+          request: { edge_id: tether.edge.id, action: 'poll', access_id: accessId, session_id: ids[index]! },
+        },
+        { timeoutMs: 30_000 },
+      ),
+    );
+    const leasesSeconds = (performance.now() - started) / 1000;
+    const memoryLeases = await usedMemory(redis);
+    let leaseKeyBytes = 0;
+    for (const id of sample) leaseKeyBytes += await memoryUsage(redis, `${ns}:{${id}}:lease`);
+    const leaseIndexBytes = await memoryUsage(redis, `${ns}:leases`);
+    const leaseIndexEntries = await redis.zcard(`${ns}:leases`);
+    await wait(1_000);
+    const rssSessions = rss();
+
+    console.log(`  …and ${watchersCount} watch requests held open over HTTP.`);
+    const watchBodies = ids
+      .slice(0, watchersCount)
+      .map((id) =>
+        JSON.stringify({ edge_id: tether.edge!.id, action: 'watch', session_id: id, cursor: '1' }),
+      );
+    // The watch wait is 15 s: open every watcher, sample memory while they wait, let them finish.
+    const load = runLoad({
+      url: `${tether.stack.apiUrl}/api/v1/edge-agents`,
+      headers: { authorization: `Bearer ${tether.token}` },
+      bodies: watchBodies,
+      concurrency: watchersCount,
+      warmupMs: 0,
+      durationMs: 1_000,
+      countLate: true,
+    });
+    const peaks = { api: 0, router: 0 };
+    for (let second = 0; second < 12; second++) {
+      await wait(1_000);
+      const now = rss();
+      peaks.api = Math.max(peaks.api, now.api ?? 0);
+      peaks.router = Math.max(peaks.router, now.router ?? 0);
+    }
+    const watched = await load;
+
+    const perSession = sessionKeyBytes / sample.length;
+    const perLease = leaseKeyBytes / sample.length + leaseIndexBytes / Math.max(1, leaseIndexEntries);
+    const result = {
+      sessions: sessionsCount,
+      watchers: watchersCount,
+      session_create_per_s: sessionsCount / sessionsSeconds,
+      lease_create_per_s: sessionsCount / leasesSeconds,
+      redis: {
+        method: `MEMORY USAGE (SAMPLES 0) summed over the keys of ${sample.length} sessions: rev, epoch, meta; lease hash + its share of the leases sorted set. used_memory deltas (INFO memory) are shown too but include other users of this Redis.`,
+        session_bytes_memory_usage: perSession,
+        lease_bytes_memory_usage: perLease,
+        lease_index_bytes: leaseIndexBytes,
+        session_bytes_used_memory_delta: (memorySessions - memoryStart) / sessionsCount,
+        lease_bytes_used_memory_delta: (memoryLeases - memorySessions) / sessionsCount,
+      },
+      rss_bytes: { idle: rssIdle, with_sessions_and_leases: rssSessions, peak_with_watchers: peaks },
+      watchers_completed: watched.requests,
+      watchers_errors: watched.errors,
+      target_redis_session_max_bytes: 2048,
+      target_met: perSession + perLease <= 2048,
+    };
+    const path = writeResult('footprint', machine, result);
+    console.log(
+      '\n' +
+        table(
+          ['Redis per session', 'bytes (MEMORY USAGE)', 'bytes (used_memory Δ)'],
+          [
+            [
+              'session (rev, epoch, meta)',
+              fixed(perSession, 0),
+              fixed(result.redis.session_bytes_used_memory_delta, 0),
+            ],
+            [
+              'lease (hash + index entry)',
+              fixed(perLease, 0),
+              fixed(result.redis.lease_bytes_used_memory_delta, 0),
+            ],
+            [
+              'total',
+              fixed(perSession + perLease, 0),
+              fixed((memoryLeases - memoryStart) / sessionsCount, 0),
+            ],
+          ],
+        ) +
+        '\n\n' +
+        table(
+          [
+            'process',
+            'RSS idle MiB',
+            `RSS ${sessionsCount} sessions MiB`,
+            `RSS peak + ${watchersCount} watchers MiB`,
+          ],
+          (['api', 'router'] as const).map((name) => [
+            name,
+            fixed((rssIdle[name] ?? Number.NaN) / MiB, 1),
+            fixed((rssSessions[name] ?? Number.NaN) / MiB, 1),
+            fixed(peaks[name] / MiB, 1),
+          ]),
+        ),
+    );
+    console.log(
+      `\nWatchers answered: ${watched.requests}, errors: ${watched.errors}. Sessions created at ${fixed(result.session_create_per_s, 0)}/s, leases at ${fixed(result.lease_create_per_s, 0)}/s.`,
+    );
+    console.log(
+      `Target ≤ 2 KiB Redis per idle session and lease: ${result.target_met ? 'met' : 'missed'}. Result: ${path}`,
+    );
+  } finally {
+    redis.disconnect();
+    await edge?.close();
+    await tether.down();
+  }
+}

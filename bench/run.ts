@@ -1,0 +1,53 @@
+// `npm run bench -- <name> [--quick] [--profile]`: runs one benchmark, prints its table and writes
+// bench/results/<name>-<timestamp>.json. Benchmarks are not tests; nothing here asserts timings.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Write V8 CPU profiles of the services here and summarize them (B1 only). */
+  profileDir?: string;
+}
+
+const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) => Promise<void> }> = {
+  relay: {
+    what: 'B1 relay overhead: poll through the chain vs a bare HTTP→NATS baseline',
+    run: async (o) => (await import('./relay.js')).relay(o),
+  },
+  events: {
+    what: 'B2 event latency: edge emit → watch return',
+    run: async (o) => (await import('./events.js')).events(o),
+  },
+  footprint: {
+    what: 'B3 footprint: Redis per session and lease, router/api RSS with idle sessions and open watchers',
+    run: async (o) => (await import('./footprint.js')).footprint(o),
+  },
+  ingest: {
+    what: 'B4 history ingest: journal rows persisted per second and consumer lag',
+    run: async (o) => (await import('./ingest.js')).ingest(o),
+  },
+};
+
+const args = process.argv.slice(2);
+const name = args.find((arg) => !arg.startsWith('--'));
+const benchmark = name ? BENCHMARKS[name] : undefined;
+if (!benchmark) {
+  console.error(
+    `usage: npm run bench -- <name> [--quick] [--profile]\n${Object.entries(BENCHMARKS)
+      .map(([key, value]) => `  ${key.padEnd(10)} ${value.what}`)
+      .join('\n')}`,
+  );
+  process.exit(2);
+}
+const options: BenchOptions = {
+  quick: args.includes('--quick'),
+  profileDir: args.includes('--profile') ? mkdtempSync(join(tmpdir(), 'tether-bench-prof-')) : undefined,
+};
+try {
+  await benchmark.run(options);
+  process.exit(0);
+} catch (error) {
+  console.error(error);
+  process.exit(1);
+}
