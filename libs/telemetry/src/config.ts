@@ -8,6 +8,9 @@ import { loadConfig } from '#config';
 const telemetryEnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().optional(),
   OTEL_SDK_DISABLED: z.string().optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
   /** `json` (default: one JSON object per line) or `text` (Nest's console format, for humans). */
   TETHER_LOG_FORMAT: z.enum(['json', 'text']).default('json'),
 });
@@ -16,6 +19,12 @@ export interface TelemetryConfig {
   /** Set when the operator named the service; otherwise the app's own name is used. */
   serviceName?: string;
   disabled: boolean;
+  /**
+   * An operator named a trace exporter or an OTLP endpoint. Without one, the SDK's default would
+   * export every span to localhost:4318 whether or not a collector listens there: wasted work on
+   * the hot path and a stream of export errors. So tracing stays off until it is configured.
+   */
+  tracesConfigured: boolean;
   logFormat: 'json' | 'text';
 }
 
@@ -24,6 +33,11 @@ export function loadTelemetryConfig(env?: Record<string, string | undefined>): T
   return {
     serviceName: parsed.OTEL_SERVICE_NAME || undefined,
     disabled: parsed.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true',
+    tracesConfigured: Boolean(
+      parsed.OTEL_TRACES_EXPORTER ||
+      parsed.OTEL_EXPORTER_OTLP_ENDPOINT ||
+      parsed.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    ),
     logFormat: parsed.TETHER_LOG_FORMAT,
   };
 }

@@ -39,6 +39,9 @@ export function startTelemetry(entry: string | undefined = process.argv[1]): voi
     // OTEL_SERVICE_NAME, when set, wins: only name the service when the operator did not.
     ...(config.serviceName ? {} : { serviceName: defaultServiceName(entry) }),
     metricReaders: [prometheus],
+    // No span processor at all when nobody collects traces (see TelemetryConfig.tracesConfigured);
+    // otherwise the SDK builds them from OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*.
+    ...(config.tracesConfigured ? {} : { spanProcessors: [] }),
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: untraced }),
       new FastifyOtelInstrumentation({ registerOnInitialization: true }),

@@ -1,6 +1,6 @@
 import { loadConfig } from '#config';
 import { z } from 'zod';
-import { metricsPortVar } from './config.js';
+import { loadTelemetryConfig, metricsPortVar } from './config.js';
 import { JsonLogger } from './logger.js';
 import { subjectLabel } from './metrics.js';
 import { defaultServiceName } from './service-name.js';
@@ -57,4 +57,15 @@ test('readiness names each dependency and fails when one is down', async () => {
     redis: () => Promise.reject(new Error('x')),
   });
   expect(report).toEqual({ ready: false, checks: { nats: 'ok', redis: 'down' } });
+});
+
+test('tracing is on only when an exporter or an OTLP endpoint is configured', () => {
+  expect(loadTelemetryConfig({}).tracesConfigured).toBe(false);
+  expect(loadTelemetryConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracesConfigured).toBe(
+    true,
+  );
+  expect(
+    loadTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracesConfigured,
+  ).toBe(true);
+  expect(loadTelemetryConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracesConfigured).toBe(true);
 });
