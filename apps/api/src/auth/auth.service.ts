@@ -24,6 +24,15 @@ const JWKS_ALGORITHMS = [
 /** Clock skew tolerated between the token issuer and this host. */
 const CLOCK_TOLERANCE_S = 30;
 
+/**
+ * Verified tokens are remembered so a client polling with one token pays for the signature check
+ * once, not on every call (it was the api's largest cost in the relay benchmark). An entry lives
+ * at most this long, and never past the token's own expiry, so a key rotation is honoured soon.
+ */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+/** Bounds the cache's memory: beyond it the oldest entries go first. */
+const VERIFIED_TOKENS_MAX = 10_000;
+
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 
 /** Verifies bearer tokens and turns them into principals. */
@@ -32,6 +41,8 @@ export class AuthService {
   private readonly logger = new Logger(AuthService.name);
   private readonly key: Uint8Array | JWTVerifyGetKey;
   private readonly algorithms: string[];
+  /** token → principal and until when the entry may be used; Map order is insertion order. */
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   constructor(@Inject(API_CONFIG) private readonly config: ApiConfig) {
     const source = config.jwt.key;
@@ -49,6 +60,27 @@ export class AuthService {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
     if (!token) throw new UnauthorizedError('Missing or malformed bearer token.');
+    const now = Date.now();
+    const cached = this.verified.get(token);
+    if (cached && cached.until > now) return cached.principal;
+    if (cached) this.verified.delete(token);
+    const principal = await this.verifyPrincipal(token);
+    this.remember(token, principal, now);
+    return principal;
+  }
+
+  private remember(token: string, principal: Principal, now: number): void {
+    if (this.verified.size >= VERIFIED_TOKENS_MAX) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, {
+      principal,
+      until: Math.min(now + VERIFIED_TOKEN_TTL_MS, principal.expiresAt + CLOCK_TOLERANCE_S * 1000),
+    });
+  }
+
+  private async verifyPrincipal(token: string): Promise<Principal> {
     let payload: JWTPayload;
     try {
       ({ payload } = await this.verify(token));
