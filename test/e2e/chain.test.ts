@@ -13,7 +13,8 @@ import {
   uniqueNamespace,
   type TestDatabase,
 } from '#test-support';
-import { Stack } from '../../scripts/stack/launcher.js';
+import { Aad, HistoryCipher } from '../../apps/history/src/common/history-cipher.js';
+import { DEV_HISTORY_KEY, Stack } from '../../scripts/stack/launcher.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(120_000);
@@ -163,9 +164,7 @@ async function watchUntilIdle(
 }
 
 /** The stored history row of a session, read straight from Postgres. */
-async function storedSession(
-  sessionId: string,
-): Promise<{ revision: string; payload: { messages?: { role: string }[] } } | undefined> {
+async function storedSession(sessionId: string): Promise<{ revision: string; payload: Buffer } | undefined> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
@@ -317,5 +316,11 @@ test('a SIGKILLed session router mid-turn loses nothing the client was told succ
     return row && Number(row.revision) >= (idle.revision ?? 0) ? row : undefined;
   }, 'the final state reaching history after the crash');
   expect(Number(stored.revision)).toBe(idle.revision);
-  expect(stored.payload.messages?.map((message) => message.role)).toEqual(['user', 'assistant']);
+  // Stored encrypted (apps/history/src/common/history-cipher.ts) under the stack's dev key.
+  const scope = { ownerId: owner, accessId, edgeId, sessionId };
+  const payload = new HistoryCipher(DEV_HISTORY_KEY).decryptJson<Snapshot>(
+    stored.payload,
+    Aad.payload(scope),
+  );
+  expect(payload.messages?.map((message) => message.role)).toEqual(['user', 'assistant']);
 });

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PersistenceModule } from '#persistence';
 import { AccessesModule } from './accesses/accesses.module.js';
+import { ArchiveModule } from './archive/archive.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthorizeModule } from './authorize/authorize.module.js';
 import { CoreModule, type HistoryRuntime } from './common/core.module.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
@@ -22,7 +24,9 @@ export class AppModule {
         AccessesModule,
         AuthorizeModule,
         SessionsModule,
+        ArchiveModule,
         JournalModule,
+        AuditModule,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
+import { metricsPortVar } from '#telemetry';
 
 /** Journal messages handed to one history replica before it must ack some (see journal.consumer.ts). */
 export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 256;
@@ -20,7 +21,14 @@ export const historyConfigSchema = z
     TETHER_DATABASE_MAX_CONNECTIONS: intVar(DATABASE_MAX_CONNECTIONS_DEFAULT, 1, 200),
     /** Signs edge tokens at enrollment; the router verifies them with the same secret. */
     TETHER_EDGE_SECRET: z.string().min(16, 'must be at least 16 characters'),
+    /**
+     * Secret the at-rest encryption key of stored history is derived from (HKDF-SHA-256). Losing
+     * or changing it makes stored history unreadable (docs/contract.md "History at rest").
+     */
+    TETHER_HISTORY_KEY: z.string().min(32, 'must be at least 32 characters'),
     TETHER_JOURNAL_MAX_ACK_PENDING: intVar(JOURNAL_MAX_ACK_PENDING_DEFAULT, 1, 10_000),
+    /** /metrics, /healthz, /readyz (docs/observability.md). */
+    TETHER_METRICS_PORT: metricsPortVar(9466),
   })
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -29,7 +37,9 @@ export const historyConfigSchema = z
     databaseUrl: env.TETHER_DATABASE_URL,
     databaseMaxConnections: env.TETHER_DATABASE_MAX_CONNECTIONS,
     edgeSecret: env.TETHER_EDGE_SECRET,
+    historyKey: env.TETHER_HISTORY_KEY,
     journalMaxAckPending: env.TETHER_JOURNAL_MAX_ACK_PENDING,
+    metricsPort: env.TETHER_METRICS_PORT,
   }));
 
 export type HistoryConfig = z.infer<typeof historyConfigSchema>;

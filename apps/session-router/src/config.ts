@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { intVar, loadConfig, logLevelVar, natsUrlVar, redisUrlVar } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
+import { metricsPortVar } from '#telemetry';
 
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
@@ -17,6 +18,8 @@ export const routerConfigSchema = z
     TETHER_WATCH_WAIT_MS: intVar(Limits.WATCH_WAIT_MS, 1, Limits.WATCH_WAIT_MS),
     /** How often the lease reaper runs; tests may shorten it. */
     TETHER_LEASE_REAPER_INTERVAL_MS: intVar(Limits.LEASE_REAPER_INTERVAL_MS, 50, 60_000),
+    /** /metrics, /healthz, /readyz (docs/observability.md). */
+    TETHER_METRICS_PORT: metricsPortVar(9465),
   })
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -26,6 +29,7 @@ export const routerConfigSchema = z
     edgeSecret: env.TETHER_EDGE_SECRET,
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,
     leaseReaperIntervalMs: env.TETHER_LEASE_REAPER_INTERVAL_MS,
+    metricsPort: env.TETHER_METRICS_PORT,
   }));
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;

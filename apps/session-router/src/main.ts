@@ -1,11 +1,14 @@
+import '#telemetry/register';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadRouterConfig } from './config.js';
 import { startRouter } from './router.js';
+import { startRouterTelemetry } from './common/telemetry.js';
 
 const log = new Logger('SessionRouter');
 const config = loadRouterConfig();
 const router = await startRouter(config);
+await startRouterTelemetry(router, config);
 log.log(`Session router ready on namespace ${config.namespace}.`);
 
 const shutdown = (signal: string) => {

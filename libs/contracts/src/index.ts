@@ -52,8 +52,9 @@ export type {
   EdgeRpcPayload,
   JournalPayload,
   RevisionPayload,
+  AuditPayload,
 } from './subjects.js';
-export { RPC_ERROR_CODES, isRpcError } from './internal.js';
+export { RPC_ERROR_CODES, isRpcError, STORED_STATES, AUDITED_ACTIONS } from './internal.js';
 export type {
   RpcErrorCode,
   RpcError,
@@ -81,6 +82,22 @@ export type {
   ConnectorEnrollReply,
   HistorySessionsRequest,
   HistorySessionsReply,
+  HistorySessionScope,
+  StoredState,
+  HistoryResumeSeedRequest,
+  HistoryResumeSeedReply,
+  HistorySnapshotRequest,
+  HistorySnapshotReply,
+  HistoryArchiveWindowRequest,
+  HistoryArchiveWindowReply,
+  HistoryRenameRequest,
+  HistoryRenameReply,
+  HistoryDeleteRequest,
+  HistoryDeleteReply,
+  HistoryTranscriptRequest,
+  HistoryTranscriptReply,
+  AuditedAction,
+  AuditRecord,
 } from './internal.js';
 export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
 export { toWire } from './wire.js';
@@ -90,6 +107,7 @@ export {
   edgeAgentResultSchema,
   heartbeatSchema,
   journalEntrySchema,
+  auditRecordSchema,
   requestSchemas,
   validateEdgeAgentRequest,
   validateRpcEnvelope,

@@ -30,6 +30,18 @@ export const FILE_PATH_MAX_BYTES = 4096;
 export const FILE_NAME_MAX_BYTES = 180;
 export const FILE_SIZE_MAX_BYTES = 20 * MiB;
 export const FILE_CHUNK_MAX_BYTES = 128 * KiB;
+/** Image attachments (.png .jpg .jpeg .gif) are smaller and checked for format and pixels [§2.3]. */
+export const IMAGE_MAX_BYTES = 4 * MiB;
+export const IMAGE_MAX_PIXELS = 40_000_000;
+/** Live file transfers (uploads and reads) on one edge, and how long an idle one lives [§2.3]. */
+export const FILE_TRANSFERS_MAX = 8;
+export const FILE_TRANSFER_IDLE_MS = 2 * 60_000;
+/** file_list returns at most this many entries [§2.3]. */
+export const FILE_LIST_MAX = 500;
+/** directories: entries read, entries returned, and name+path bytes [§2.3]. */
+export const DIRECTORY_READ_MAX = 2000;
+export const DIRECTORIES_RETURNED_MAX = 200;
+export const DIRECTORY_NAMES_MAX_BYTES = 128 * KiB;
 
 /** Display bounds [§4]; they never stop native execution. */
 export const MESSAGE_MAX_BYTES = 64 * KiB;
@@ -98,3 +110,7 @@ export const EDGE_TOKEN_MAX_LENGTH = 128;
 export const EPOCH_MAX_LENGTH = 64;
 /** A uint64 has at most 20 decimal digits. */
 export const EDGE_ID_MAX_DIGITS = 20;
+/** Audit record status: a contract status or `http_<code>`; the longest status is 23 characters. */
+export const AUDIT_STATUS_MAX_LENGTH = 32;
+/** A stored session payload, like the reference's [§4 "Save rules"]: one snapshot plus margin. */
+export const STORED_PAYLOAD_MAX_BYTES = 512 * KiB;

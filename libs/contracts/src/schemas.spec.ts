@@ -1,5 +1,6 @@
 import type { RequestName } from './subjects.js';
 import {
+  auditRecordSchema,
   edgeAgentRequestSchema,
   edgeAgentResultSchema,
   edgeAgentRpcRequestSchema,
@@ -334,6 +335,18 @@ describe('requestSchemas', () => {
     historyConnectorList: { actor_id: '7' },
     historyConnectorEnroll: { actor_id: '7', name: 'laptop', device: 'host' },
     historySessions: { actor_id: '7', access_id: ACCESS, edge_id: '42', page: 1 },
+    historyResumeSeed: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION },
+    historySnapshot: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION },
+    historyArchiveWindow: {
+      actor_id: '7',
+      access_id: ACCESS,
+      edge_id: '42',
+      session_id: SESSION,
+      snapshot: { version: 1, status: 'ok', session_id: SESSION, revision: 3 },
+    },
+    historyRename: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION, title: 'Plans' },
+    historyDelete: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION },
+    historyTranscript: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION, before: 2 },
   };
   const names = Object.keys(VALID) as RequestName[];
 
@@ -386,11 +399,44 @@ describe('requestSchemas', () => {
     ['historySessions', { ...VALID.historySessions, page: 100_000 }, true],
     ['historySessions', { ...VALID.historySessions, page: 100_001 }, false],
     ['historySessions', { ...VALID.historySessions, edge_id: 'abc' }, false],
+    ['historyResumeSeed', { ...VALID.historyResumeSeed, session_id: 's'.repeat(31) }, false],
+    ['historyResumeSeed', { ...VALID.historyResumeSeed, session_id: 's/'.repeat(16) }, false],
+    ['historySnapshot', { ...VALID.historySnapshot, access_id: '' }, false],
+    ['historyArchiveWindow', { ...VALID.historyArchiveWindow, snapshot: { version: 1 } }, false],
+    ['historyRename', { ...VALID.historyRename, title: '界'.repeat(120) }, true],
+    ['historyRename', { ...VALID.historyRename, title: '界'.repeat(121) }, false],
+    ['historyRename', { ...VALID.historyRename, title: '   ' }, false],
+    ['historyRename', { ...VALID.historyRename, title: 'a\nb' }, false],
+    ['historyTranscript', { ...VALID.historyTranscript, before: -1 }, false],
+    ['historyTranscript', { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION }, true],
   ] as Array<[RequestName, Record<string, unknown>, boolean]>)('%s bound case %#', (name, body, ok) => {
     expect(parses(requestSchemas[name], body)).toBe(ok);
   });
 
   it('normalizes the edge id of the request the router receives', () => {
+    expect(requestSchemas.routerEdgeAgent.parse(VALID.routerEdgeAgent).request.edge_id).toBe('42');
+  });
+
+  it('takes audit records of ids and outcome only', () => {
+    const record = {
+      v: 1,
+      id: 'f'.repeat(32),
+      actor_id: '7',
+      action: 'send',
+      edge_id: '42',
+      session_id: SESSION,
+      status: 'ok',
+      success: true,
+      trace_id: '0'.repeat(32),
+      occurred_at: 1,
+    };
+    expect(parses(auditRecordSchema, record)).toBe(true);
+    expect(parses(auditRecordSchema, { ...record, text: 'prompt' })).toBe(false);
+    expect(parses(auditRecordSchema, { ...record, action: 'poll' })).toBe(false);
+    expect(parses(auditRecordSchema, { ...record, status: 'Not A Status' })).toBe(false);
+  });
+
+  it('keeps the router request edge id canonical', () => {
     const parsed = requestSchemas.routerEdgeAgent.parse(VALID.routerEdgeAgent);
     expect(parsed.request.edge_id).toBe('42');
   });

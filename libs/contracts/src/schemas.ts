@@ -20,7 +20,14 @@ import {
   type Activity,
   type ResumeState,
 } from './edge-agent.js';
-import type { AccessInput, EdgeHeartbeat, JournalEntry } from './internal.js';
+import {
+  AUDITED_ACTIONS,
+  type AccessInput,
+  type AuditRecord,
+  type EdgeHeartbeat,
+  type HistorySessionScope,
+  type JournalEntry,
+} from './internal.js';
 import {
   ACCESSES_PAGE_SIZE_MAX,
   ACTOR_ID_MAX_LENGTH,
@@ -39,11 +46,15 @@ import {
   INTERNAL_ID_MAX_LENGTH,
   NAME_MAX_LENGTH,
   PROJECT_MAX_BYTES,
+  TITLE_MAX_RUNES,
+  AUDIT_STATUS_MAX_LENGTH,
 } from './limits.js';
 import type { RequestName, RequestOf } from './subjects.js';
 import {
   base64DecodedLength,
+  hasControlChars,
   isEdgeId,
+  isOpaqueId,
   normalizeDecimalUint64,
   validateEdgeAgentRequest,
   type ValidationResult,
@@ -408,6 +419,43 @@ const accessInputSchema: z.ZodType<AccessInput> = z.strictObject({
   project: projectSchema,
 });
 
+/** The key of a stored session: every part is an id the edge_agent rules already bound. */
+const opaqueIdSchema = z.string().refine(isOpaqueId, 'must be a 32-character id of [A-Za-z0-9_-]');
+const sessionScopeShape = {
+  actor_id: actorIdSchema,
+  access_id: opaqueIdSchema,
+  edge_id: edgeIdSchema,
+  session_id: opaqueIdSchema,
+};
+const sessionScopeSchema: z.ZodType<HistorySessionScope> = z.strictObject(sessionScopeShape);
+/** A title override: 1 to 120 runes, not blank, no control characters (reference §2.2 rename). */
+const titleOverrideSchema = z
+  .string()
+  .refine((t) => t.trim() !== '', 'title must not be blank')
+  .refine((t) => [...t].length <= TITLE_MAX_RUNES, `title exceeds ${TITLE_MAX_RUNES} characters`)
+  .refine((t) => !hasControlChars(t), 'title must not contain control characters');
+
+/** A record is ids and an outcome only; any free text field would be a leak, so none exists. */
+export const auditRecordSchema: z.ZodType<AuditRecord> = z.strictObject({
+  v: z.literal(1),
+  id: z.string().regex(/^[0-9a-f]{32}$/),
+  actor_id: actorIdSchema,
+  action: z.enum(AUDITED_ACTIONS),
+  edge_id: edgeIdSchema,
+  access_id: opaqueIdSchema.optional(),
+  session_id: opaqueIdSchema.optional(),
+  status: z
+    .string()
+    .max(AUDIT_STATUS_MAX_LENGTH)
+    .regex(/^[a-z0-9_]+$/),
+  success: z.boolean(),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .optional(),
+  occurred_at: timestampSchema,
+});
+
 /** One strict schema per internal request subject. */
 export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
   // The api has validated the request already; the router checks it again because it trusts
@@ -467,4 +515,10 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
     edge_id: edgeIdSchema,
     page: z.int().min(1).max(HISTORY_PAGE_MAX),
   }),
+  historyResumeSeed: sessionScopeSchema,
+  historySnapshot: sessionScopeSchema,
+  historyArchiveWindow: z.strictObject({ ...sessionScopeShape, snapshot: edgeAgentResultSchema }),
+  historyRename: z.strictObject({ ...sessionScopeShape, title: titleOverrideSchema }),
+  historyDelete: sessionScopeSchema,
+  historyTranscript: z.strictObject({ ...sessionScopeShape, before: countSchema.optional() }),
 };

@@ -15,8 +15,21 @@ import type {
   ConnectorListReply,
   ConnectorListRequest,
   EdgeHeartbeat,
+  HistoryArchiveWindowReply,
+  HistoryArchiveWindowRequest,
+  HistoryDeleteReply,
+  HistoryDeleteRequest,
+  HistoryRenameReply,
+  HistoryRenameRequest,
+  HistoryResumeSeedReply,
+  HistoryResumeSeedRequest,
   HistorySessionsReply,
   HistorySessionsRequest,
+  HistorySnapshotReply,
+  HistorySnapshotRequest,
+  HistoryTranscriptReply,
+  HistoryTranscriptRequest,
+  AuditRecord,
   PresenceReply,
   PresenceRequest,
   RouterEdgeAgentRequest,
@@ -52,6 +65,13 @@ const REQUEST_VERBS = {
   historyConnectorList: 'history.connector-list',
   historyConnectorEnroll: 'history.connector-enroll',
   historySessions: 'history.sessions',
+  /** router → history: stored sessions (resume seed, offline view, windows, rename, delete, transcript). */
+  historyResumeSeed: 'history.resume-seed',
+  historySnapshot: 'history.snapshot',
+  historyArchiveWindow: 'history.archive-window',
+  historyRename: 'history.rename',
+  historyDelete: 'history.delete',
+  historyTranscript: 'history.transcript',
 } as const;
 export type RequestName = keyof typeof REQUEST_VERBS;
 
@@ -67,6 +87,12 @@ export class Subjects {
   readonly sessionsStream: string;
   /** The history service's durable consumer of the journal. */
   readonly historyJournalConsumer = 'history-journal';
+  /** api → history (JetStream): one audit record per mutating edge_agent action. */
+  readonly auditRecords: string;
+  /** JetStream stream holding audit records until history stored them. */
+  readonly auditStream: string;
+  /** The history service's durable consumer of audit records. */
+  readonly historyAuditConsumer = 'history-audit';
 
   constructor(readonly namespace: string = DEFAULT_NAMESPACE) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) {
@@ -82,6 +108,8 @@ export class Subjects {
     this.journalWildcard = `${namespace}.session.*.journal`;
     this.lifecycleWildcard = `${namespace}.session.*.lifecycle`;
     this.sessionsStream = `${namespace.toUpperCase().replace(/-/g, '_')}_SESSIONS`;
+    this.auditRecords = `${namespace}.audit.edge-agent`;
+    this.auditStream = `${namespace.toUpperCase().replace(/-/g, '_')}_AUDIT`;
   }
 
   /** `<ns>.edge.<edgeId>.rpc`: router → one edge, carrying edge_agent_v1. */
@@ -120,6 +148,12 @@ export interface RequestMap {
   historyConnectorList: [ConnectorListRequest, ConnectorListReply];
   historyConnectorEnroll: [ConnectorEnrollRequest, ConnectorEnrollReply];
   historySessions: [HistorySessionsRequest, HistorySessionsReply];
+  historyResumeSeed: [HistoryResumeSeedRequest, HistoryResumeSeedReply];
+  historySnapshot: [HistorySnapshotRequest, HistorySnapshotReply];
+  historyArchiveWindow: [HistoryArchiveWindowRequest, HistoryArchiveWindowReply];
+  historyRename: [HistoryRenameRequest, HistoryRenameReply];
+  historyDelete: [HistoryDeleteRequest, HistoryDeleteReply];
+  historyTranscript: [HistoryTranscriptRequest, HistoryTranscriptReply];
 }
 export type RequestOf<N extends RequestName> = RequestMap[N][0];
 export type ReplyOf<N extends RequestName> = RequestMap[N][1] | RpcError;
@@ -127,3 +161,4 @@ export type HeartbeatPayload = EdgeHeartbeat;
 export type EdgeRpcPayload = [EdgeAgentRPCRequest, EdgeAgentResult];
 export type JournalPayload = JournalEntry;
 export type RevisionPayload = RevisionNotice;
+export type AuditPayload = AuditRecord;

@@ -29,6 +29,7 @@ export const HARNESS_TIMEOUT_MS = 60_000;
 export const SLOW_TEST_TIMEOUT_MS = 30_000;
 
 export const EDGE_SECRET = 'history-test-edge-secret-0123456789';
+export const HISTORY_KEY = 'history-test-at-rest-key-0123456789abcdef';
 
 export interface HistoryHarness {
   subjects: Subjects;
@@ -92,6 +93,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     TETHER_NAMESPACE: namespace,
     TETHER_DATABASE_URL: database.url,
     TETHER_EDGE_SECRET: EDGE_SECRET,
+    TETHER_HISTORY_KEY: HISTORY_KEY,
     TETHER_LOG_LEVEL: 'warn',
   });
   let app: INestMicroservice | undefined;
@@ -145,6 +147,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     async close() {
       await app?.close();
       await jsm.streams.delete(subjects.sessionsStream).catch(() => undefined);
+      await jsm.streams.delete(subjects.auditStream).catch(() => undefined);
       await client.close();
       await db.end();
       await database.drop();

@@ -1,5 +1,7 @@
 import { encodeJson } from '#messaging';
+import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import {
+  HISTORY_KEY,
   HARNESS_TIMEOUT_MS,
   journalEntry,
   sessionId,
@@ -13,12 +15,13 @@ const OWNER = 'journal-owner';
 interface SessionRow {
   revision: string;
   deleted: boolean;
-  title: string;
-  payload: Record<string, unknown>;
+  payload: Buffer | null;
+  summary: Buffer | null;
 }
 
 describe('history: journal consumer', () => {
   let h: HistoryHarness;
+  const cipher = new HistoryCipher(HISTORY_KEY);
   let edgeId: string;
   let accessId: string;
 
@@ -44,7 +47,7 @@ describe('history: journal consumer', () => {
 
   async function sessionRows(session: string): Promise<SessionRow[]> {
     const result = await h.db.query<SessionRow>(
-      'SELECT revision::text AS revision, deleted, title, payload FROM session_histories WHERE session_id = $1',
+      'SELECT revision::text AS revision, deleted, payload, summary FROM session_histories WHERE session_id = $1',
       [session],
     );
     return result.rows;
@@ -62,11 +65,17 @@ describe('history: journal consumer', () => {
       expect(await journalRows(session)).toEqual([{ revision: '7' }]);
       const rows = await sessionRows(session);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ revision: '7', deleted: false, title: 'Title at 7' });
+      expect(rows[0]).toMatchObject({ revision: '7', deleted: false });
+      // Stored encrypted: no plaintext in the row, and it opens only under its own scope.
+      const stored = rows[0]?.payload ?? Buffer.alloc(0);
+      expect(stored.includes('message 7')).toBe(false);
+      expect(stored.includes('Title at 7')).toBe(false);
+      const key = { ownerId: OWNER, accessId, edgeId, sessionId: session };
+      const payload = cipher.decryptJson<Record<string, unknown>>(stored, Aad.payload(key));
       // Live-only fields are not stored.
-      expect(rows[0]?.payload).not.toHaveProperty('models');
-      expect(rows[0]?.payload).not.toHaveProperty('approvals');
-      expect(rows[0]?.payload).toMatchObject({ session_id: session, thread_id: 'thread-1' });
+      expect(payload).not.toHaveProperty('models');
+      expect(payload).not.toHaveProperty('approvals');
+      expect(payload).toMatchObject({ session_id: session, thread_id: 'thread-1', title: 'Title at 7' });
     },
     SLOW_TEST_TIMEOUT_MS,
   );
@@ -81,9 +90,12 @@ describe('history: journal consumer', () => {
       await h.caughtUp(last);
 
       expect(await journalRows(session)).toEqual([{ revision: '2' }, { revision: '3' }]);
-      expect(await sessionRows(session)).toEqual([
-        expect.objectContaining({ revision: '3', title: 'newer' }),
-      ]);
+      const rows = await sessionRows(session);
+      expect(rows).toEqual([expect.objectContaining({ revision: '3' })]);
+      const key = { ownerId: OWNER, accessId, edgeId, sessionId: session };
+      expect(cipher.decryptJson(rows[0]?.summary ?? Buffer.alloc(0), Aad.summary(key))).toMatchObject({
+        title: 'newer',
+      });
     },
     SLOW_TEST_TIMEOUT_MS,
   );
@@ -121,7 +133,7 @@ describe('history: journal consumer', () => {
 
       await h.call('historyAccessDelete', { actor_id: OWNER, id: access.id });
       const tombstone = await sessionRows(session);
-      expect(tombstone).toEqual([{ revision: '1', deleted: true, title: '', payload: {} }]);
+      expect(tombstone).toEqual([{ revision: '1', deleted: true, payload: null, summary: null }]);
       expect(await journalRows(session)).toEqual([]);
 
       const later = sessionId();

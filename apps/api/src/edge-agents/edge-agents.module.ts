@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { AuditPublisher } from './audit.publisher.js';
 import { EdgeAgentsController } from './edge-agents.controller.js';
 import { EdgeAgentsService } from './edge-agents.service.js';
 
 @Module({
   controllers: [EdgeAgentsController],
-  providers: [EdgeAgentsService],
+  providers: [EdgeAgentsService, AuditPublisher],
 })
 export class EdgeAgentsModule {}

@@ -60,9 +60,11 @@ export class EdgeAgentsService {
       ...(access ? { project_root: access.project } : {}),
     });
 
-    if (request.action === 'watch') {
-      // The wait may have lasted long enough for the token to expire or the grant to be revoked.
-      if (Date.now() >= principal.expiresAt) throw new UnauthorizedError('Token expired during watch.');
+    if (request.action === 'watch' || filePermission) {
+      // A watch waits and a file chunk moves data: either may outlast the token or the grant, so
+      // the caller is authorized again before any of the reply (a file's bytes included) leaves.
+      if (Date.now() >= principal.expiresAt)
+        throw new UnauthorizedError(`Token expired during ${request.action}.`);
       await this.authorize(principal, request);
     }
     return reply;

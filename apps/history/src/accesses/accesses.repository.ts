@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PRISMA, Prisma, PrismaClient } from '#persistence';
+import { PRISMA, PrismaClient } from '#persistence';
 
 export interface StoredAccess {
   id: string;
@@ -26,9 +26,6 @@ const ACCESS_FIELDS = {
   installationId: true,
   project: true,
 } as const;
-
-/** What a tombstoned session row keeps: its key, revision and flags, never its content. */
-const EMPTY_PAYLOAD: Prisma.InputJsonObject = {};
 
 @Injectable()
 export class AccessesRepository {
@@ -86,9 +83,11 @@ export class AccessesRepository {
       await tx.sessionHistory.updateMany({
         where: scope,
         data: {
+          // A tombstone keeps its key, revision and flags, never its content.
           deleted: true,
-          payload: EMPTY_PAYLOAD,
-          title: '',
+          closed: true,
+          payload: null,
+          summary: null,
           titleOverride: null,
           updatedAt: new Date(),
         },

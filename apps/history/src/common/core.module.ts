@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { HistoryConfig } from '../config.js';
+import { HistoryCipher } from './history-cipher.js';
 import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
 
 /**
@@ -37,7 +38,7 @@ export interface HistoryRuntime {
   subjects: Subjects;
 }
 
-/** What every context shares: config, the process's NATS connection and its subjects. */
+/** What every context shares: config, the NATS connection, its subjects and the history cipher. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -48,9 +49,10 @@ export class CoreModule {
         { provide: HISTORY_CONFIG, useValue: runtime.config },
         { provide: NATS_CONNECTION, useValue: runtime.nc },
         { provide: SUBJECTS, useValue: runtime.subjects },
+        { provide: HistoryCipher, useValue: new HistoryCipher(runtime.config.historyKey) },
         NatsLifecycle,
       ],
-      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS],
+      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS, HistoryCipher],
     };
   }
 }

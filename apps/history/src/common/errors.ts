@@ -20,3 +20,10 @@ export class InvalidRequestError extends ServiceError {
     super('invalid_request', message);
   }
 }
+
+/** The stored session is a tombstone (or its access is gone): nothing may be written to it. */
+export class StoredSessionNotFoundError extends ServiceError {
+  constructor() {
+    super('not_found', 'Session not found.');
+  }
+}

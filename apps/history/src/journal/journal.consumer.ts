@@ -8,7 +8,14 @@ import {
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { journalEntrySchema, type Subjects } from '#contracts';
-import { decodeJson, ensureSessionsStream, MalformedPayloadError, NATS_CONNECTION } from '#messaging';
+import {
+  consumeTraced,
+  decodeJson,
+  ensureSessionsStream,
+  MalformedPayloadError,
+  NATS_CONNECTION,
+} from '#messaging';
+import { recordHistoryWrite } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { JournalService, UnstorableEntryError } from './journal.service.js';
@@ -91,11 +98,12 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     for await (const msg of messages) {
       // Messages pulled before close() are left unacked: JetStream redelivers them elsewhere.
       if (this.messages !== messages) break;
-      await this.handle(msg);
+      await consumeTraced(msg, 'history.journal.write', () => this.handle(msg));
     }
   }
 
   private async handle(msg: JsMsg): Promise<void> {
+    const started = performance.now();
     try {
       const entry = journalEntrySchema.safeParse(decodeJson(msg.data, msg.subject));
       if (!entry.success) {
@@ -108,8 +116,10 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         throw new UnstorableEntryError('session_id does not match the subject');
       }
       await this.journal.persist(entry.data);
+      recordHistoryWrite(performance.now() - started, 'stored');
       msg.ack();
     } catch (error) {
+      recordHistoryWrite(performance.now() - started, 'failed');
       const reason = permanentReason(error);
       if (reason !== null) {
         this.logger.error(`Journal message ${msg.seq} on ${msg.subject} dropped: ${reason}.`);

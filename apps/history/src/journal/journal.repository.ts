@@ -1,17 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PRISMA, Prisma, PrismaClient } from '#persistence';
+import { PRISMA, PrismaClient } from '#persistence';
+import { lockLiveSession, type StoredSessionKey } from '../common/session-rows.js';
 
-/** One journal entry, reduced to what is stored. */
+/** One journal entry, reduced to what is stored; content is already encrypted. */
 export interface JournalRecord {
-  ownerId: string;
-  accessId: string;
-  edgeId: bigint;
-  sessionId: string;
+  key: StoredSessionKey;
   epoch: string;
   revision: bigint;
-  /** The snapshot with live-only fields already removed. */
-  payload: Record<string, unknown>;
-  title: string;
+  /** Ciphertext of the stored snapshot for the session row. */
+  payload: Uint8Array<ArrayBuffer>;
+  /** Ciphertext of the same snapshot for the journal row (bound to its position). */
+  journalPayload: Uint8Array<ArrayBuffer>;
+  /** Ciphertext of the list summary (title, thread id, project). */
+  summary: Uint8Array<ArrayBuffer>;
   running: boolean;
   closed: boolean;
   status: string;
@@ -31,67 +32,48 @@ export class JournalRepository {
   constructor(@Inject(PRISMA) private readonly db: PrismaClient) {}
 
   /**
-   * Stores one entry idempotently, in one transaction: the journal row is insert-or-ignore on
-   * (session, epoch, revision); the session row is insert-or-ignore, then updated only when it
-   * is not a tombstone and holds an older revision. Applying the same entry twice, or an older
+   * Stores one entry idempotently, in one transaction: the session row is insert-or-ignore, then
+   * locked; a tombstone stops everything (no journal row either, so deleted content never comes
+   * back); otherwise the row is updated only when it holds an older revision and the journal row
+   * is insert-or-ignore on (session, epoch, revision). Applying the same entry twice, or an older
    * one after a newer one, changes nothing.
    */
   async save(record: JournalRecord): Promise<SaveOutcome> {
-    const payload = record.payload as Prisma.InputJsonObject;
+    const { key } = record;
     return this.db.$transaction(async (tx) => {
-      // FOR SHARE holds the access row until commit: a concurrent delete (which deletes the
-      // row before tombstoning its sessions) waits for this save or makes it see no access.
-      const access = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM agent_accesses
-        WHERE id = ${record.accessId} AND owner_id = ${record.ownerId} AND edge_id = ${record.edgeId}
-        FOR SHARE`;
-      if (access.length === 0) return 'no_access';
-
+      const state = {
+        revision: record.revision,
+        epoch: record.epoch,
+        payload: record.payload,
+        summary: record.summary,
+        running: record.running,
+        closed: record.closed,
+        status: record.status,
+        updatedAt: record.recordedAt,
+        syncedAt: new Date(),
+      };
+      const row = await lockLiveSession(tx, key, { ...state, createdAt: record.recordedAt });
+      if (row === 'no_access') return 'no_access';
+      if (row === null || row.deleted) return 'unchanged';
+      const updated =
+        row.inserted || row.revision >= record.revision
+          ? { count: row.inserted ? 1 : 0 }
+          : await tx.sessionHistory.updateMany({ where: { ...key, deleted: false }, data: state });
       const journal = await tx.journalRow.createMany({
         data: [
           {
-            sessionId: record.sessionId,
+            sessionId: key.sessionId,
             epoch: record.epoch,
             revision: record.revision,
-            ownerId: record.ownerId,
-            accessId: record.accessId,
-            edgeId: record.edgeId,
-            payload,
+            ownerId: key.ownerId,
+            accessId: key.accessId,
+            edgeId: key.edgeId,
+            payload: record.journalPayload,
             recordedAt: record.recordedAt,
           },
         ],
         skipDuplicates: true,
       });
-
-      const key = {
-        ownerId: record.ownerId,
-        accessId: record.accessId,
-        edgeId: record.edgeId,
-        sessionId: record.sessionId,
-      };
-      const now = new Date();
-      const state = {
-        revision: record.revision,
-        epoch: record.epoch,
-        payload,
-        title: record.title,
-        running: record.running,
-        closed: record.closed,
-        status: record.status,
-        updatedAt: record.recordedAt,
-        syncedAt: now,
-      };
-      const inserted = await tx.sessionHistory.createMany({
-        data: [{ ...key, ...state, createdAt: record.recordedAt }],
-        skipDuplicates: true,
-      });
-      const updated =
-        inserted.count > 0
-          ? inserted
-          : await tx.sessionHistory.updateMany({
-              where: { ...key, deleted: false, revision: { lt: record.revision } },
-              data: state,
-            });
       return journal.count > 0 || updated.count > 0 ? 'saved' : 'unchanged';
     });
   }

@@ -1,23 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EdgeAgentResult, JournalEntry } from '#contracts';
+import { Limits, type JournalEntry } from '#contracts';
+import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId } from '../common/ids.js';
+import { sessionSummary, storedSnapshot } from '../common/stored-session.js';
 import { JournalRepository, type SaveOutcome } from './journal.repository.js';
-
-/**
- * Snapshot fields that describe the live process or the asking client rather than the
- * session's history (reference §4 "Save rules"); never stored.
- */
-const LIVE_ONLY_FIELDS = [
-  'models',
-  'approvals',
-  'input_requests',
-  'permissions_available',
-  'skills',
-  'sessions',
-  'directories',
-  'history_persistent',
-  'archived',
-] as const satisfies readonly (keyof EdgeAgentResult)[];
 
 /** An entry no redelivery can fix: terminate it instead of retrying. */
 export class UnstorableEntryError extends Error {
@@ -29,17 +15,14 @@ export class UnstorableEntryError extends Error {
 
 export type PersistOutcome = SaveOutcome | 'transient';
 
-export function storedSnapshot(snapshot: EdgeAgentResult): Record<string, unknown> {
-  const stored: Record<string, unknown> = { ...snapshot };
-  for (const field of LIVE_ONLY_FIELDS) delete stored[field];
-  return stored;
-}
-
 @Injectable()
 export class JournalService {
   private readonly logger = new Logger(JournalService.name);
 
-  constructor(private readonly journal: JournalRepository) {}
+  constructor(
+    private readonly journal: JournalRepository,
+    private readonly cipher: HistoryCipher,
+  ) {}
 
   async persist(entry: JournalEntry): Promise<PersistOutcome> {
     // Sessions without a saved access are transient previews; they have no durable history.
@@ -54,15 +37,21 @@ export class JournalService {
       throw new UnstorableEntryError(`recorded_at of session ${entry.session_id} is not a timestamp`);
     }
     const snapshot = entry.snapshot;
+    const key = { ownerId: entry.actor_id, accessId: entry.access_id, edgeId, sessionId: entry.session_id };
+    const revision = BigInt(entry.revision);
+    const plaintext = JSON.stringify(storedSnapshot(snapshot));
+    if (Buffer.byteLength(plaintext) > Limits.STORED_PAYLOAD_MAX_BYTES) {
+      throw new UnstorableEntryError(
+        `snapshot of session ${entry.session_id} exceeds the stored payload bound`,
+      );
+    }
     const outcome = await this.journal.save({
-      ownerId: entry.actor_id,
-      accessId: entry.access_id,
-      edgeId,
-      sessionId: entry.session_id,
+      key,
       epoch: entry.epoch,
-      revision: BigInt(entry.revision),
-      payload: storedSnapshot(snapshot),
-      title: snapshot.title ?? '',
+      revision,
+      payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
+      journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, entry.epoch, revision)),
+      summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
       running: snapshot.running ?? false,
       closed: snapshot.closed ?? false,
       status: snapshot.status,

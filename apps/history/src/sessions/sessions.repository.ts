@@ -9,14 +9,13 @@ export interface SessionScope {
 
 export interface StoredSessionSummary {
   sessionId: string;
-  title: string;
-  titleOverride: string | null;
+  /** Ciphertext of title, thread id and project (see common/stored-session.ts). */
+  summary: Uint8Array | null;
+  titleOverride: Uint8Array | null;
   running: boolean;
   closed: boolean;
   status: string;
   updatedAt: Date;
-  /** The stored snapshot; only thread_id and project are read from it. */
-  payload: unknown;
 }
 
 @Injectable()
@@ -38,13 +37,12 @@ export class SessionsRepository {
         take,
         select: {
           sessionId: true,
-          title: true,
+          summary: true,
           titleOverride: true,
           running: true,
           closed: true,
           status: true,
           updatedAt: true,
-          payload: true,
         },
       }),
       this.db.sessionHistory.count({ where }),

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   Limits,
   type HistorySessionsReply,
@@ -6,20 +6,20 @@ import {
   type SessionSummary,
 } from '#contracts';
 import { InvalidRequestError } from '../common/errors.js';
+import { Aad, HistoryCipher, HistoryDecryptError } from '../common/history-cipher.js';
 import { parseEdgeId, requireActorId } from '../common/ids.js';
-import { SessionsRepository, type StoredSessionSummary } from './sessions.repository.js';
-
-function stringField(payload: unknown, key: string): string | undefined {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const value = (payload as Record<string, unknown>)[key];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
+import type { SessionSummaryValue } from '../common/stored-session.js';
+import { SessionsRepository, type SessionScope, type StoredSessionSummary } from './sessions.repository.js';
 
 /**
  * A stored row is presumed closed unless it says it is running or open (reference §2.3
  * sessions, step 5); the router overlays what the edge reports live.
  */
-function toSummary(row: StoredSessionSummary): SessionSummary {
+function toSummary(
+  row: StoredSessionSummary,
+  stored: SessionSummaryValue,
+  titleOverride: string | null,
+): SessionSummary {
   const open = row.running || !row.closed;
   const summary: SessionSummary = {
     session_id: row.sessionId,
@@ -28,18 +28,21 @@ function toSummary(row: StoredSessionSummary): SessionSummary {
     closed: open ? row.closed : true,
     status: open ? row.status : 'session_closed',
   };
-  const title = row.titleOverride ?? row.title;
+  const title = titleOverride ?? stored.title;
   if (title) summary.title = title;
-  const threadId = stringField(row.payload, 'thread_id');
-  if (threadId) summary.thread_id = threadId;
-  const project = stringField(row.payload, 'project');
-  if (project) summary.project = project;
+  if (stored.thread_id) summary.thread_id = stored.thread_id;
+  if (stored.project) summary.project = stored.project;
   return summary;
 }
 
 @Injectable()
 export class SessionsService {
-  constructor(private readonly sessions: SessionsRepository) {}
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly cipher: HistoryCipher,
+  ) {}
 
   async list(request: HistorySessionsRequest): Promise<HistorySessionsReply> {
     const ownerId = requireActorId(request.actor_id);
@@ -53,11 +56,28 @@ export class SessionsService {
       // Nothing can be stored under a scope that cannot exist.
       return { sessions: [], total: 0 };
     }
+    const scope = { ownerId, accessId: request.access_id, edgeId };
     const { rows, total } = await this.sessions.listPage(
-      { ownerId, accessId: request.access_id, edgeId },
+      scope,
       (page - 1) * Limits.SESSIONS_PAGE_SIZE,
       Limits.SESSIONS_PAGE_SIZE,
     );
-    return { sessions: rows.map(toSummary), total };
+    return { sessions: rows.map((row) => this.summaryOf(scope, row)), total };
+  }
+
+  /** A row that does not decrypt (wrong key, copied row) is listed without its content. */
+  private summaryOf(scope: SessionScope, row: StoredSessionSummary): SessionSummary {
+    const key = { ...scope, sessionId: row.sessionId };
+    try {
+      const stored = row.summary
+        ? this.cipher.decryptJson<SessionSummaryValue>(row.summary, Aad.summary(key))
+        : {};
+      const title = row.titleOverride ? this.cipher.decrypt(row.titleOverride, Aad.title(key)) : null;
+      return toSummary(row, stored, title);
+    } catch (error) {
+      if (!(error instanceof HistoryDecryptError)) throw error;
+      this.logger.error(error.message);
+      return toSummary(row, {}, null);
+    }
   }
 }

@@ -4,6 +4,7 @@ import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from './edge-rpc.client.js';
+import { HistoryClient } from './history.client.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisLifecycle, redisProvider } from './redis.provider.js';
 import { REDIS, ROUTER_CONFIG, SUBJECTS } from './tokens.js';
@@ -14,7 +15,7 @@ export interface RouterRuntime {
   subjects: Subjects;
 }
 
-/** What every context shares: config, the NATS connection, subjects, Redis and the edge client. */
+/** What every context shares: config, the NATS connection, subjects, Redis, the edge and history clients. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -29,8 +30,9 @@ export class CoreModule {
         redisProvider,
         RedisLifecycle,
         EdgeRpcClient,
+        HistoryClient,
       ],
-      exports: [ROUTER_CONFIG, NATS_CONNECTION, SUBJECTS, REDIS, RedisKeys, EdgeRpcClient],
+      exports: [ROUTER_CONFIG, NATS_CONNECTION, SUBJECTS, REDIS, RedisKeys, EdgeRpcClient, HistoryClient],
     };
   }
 }

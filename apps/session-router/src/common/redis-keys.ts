@@ -12,6 +12,10 @@ export class RedisKeys {
   meta(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:meta`;
   }
+  /** The session's title override, cached from history so live replies can carry it. */
+  titleOverride(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:title`;
+  }
   lease(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:lease`;
   }

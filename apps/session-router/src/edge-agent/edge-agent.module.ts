@@ -3,10 +3,12 @@ import { LeasesModule } from '../leases/leases.module.js';
 import { WatchModule } from '../watch/watch.module.js';
 import { EdgeAgentHandler } from './edge-agent.handler.js';
 import { EdgeAgentService } from './edge-agent.service.js';
+import { StoredSessionsService } from './stored-sessions.service.js';
+import { TitleOverrideRepository } from './title-override.repository.js';
 
 @Module({
   imports: [WatchModule, LeasesModule],
   controllers: [EdgeAgentHandler],
-  providers: [EdgeAgentService],
+  providers: [EdgeAgentService, StoredSessionsService, TitleOverrideRepository],
 })
 export class EdgeAgentModule {}

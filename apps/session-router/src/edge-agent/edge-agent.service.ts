@@ -15,6 +15,7 @@ import { SUBJECTS } from '../common/tokens.js';
 import { LeasesService } from '../leases/leases.service.js';
 import { WatchService } from '../watch/watch.service.js';
 import { historyPage, mergeSessions } from './sessions-merge.js';
+import { StoredSessionsService } from './stored-sessions.service.js';
 
 /** Edge statuses meaning the edge could not be asked; history still answers for it. */
 const OFFLINE_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upgrade_required']);
@@ -30,6 +31,7 @@ export class EdgeAgentService {
     private readonly edge: EdgeRpcClient,
     private readonly watcher: WatchService,
     private readonly leases: LeasesService,
+    private readonly stored: StoredSessionsService,
   ) {}
 
   async route(command: RouterEdgeAgentRequest): Promise<EdgeAgentResult> {
@@ -50,15 +52,30 @@ export class EdgeAgentService {
     if (request.action === 'start' && reply.status === 'ok' && reply.session_id) {
       await this.leases.touch(command.actor_id, request, reply.session_id);
     }
-    return reply;
+    return this.stored.overlayTitle(rpc, reply);
   }
 
-  private dispatch(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+  private async dispatch(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     switch (rpc.request.action) {
       case 'watch':
-        return this.watcher.watch(rpc);
+        return this.stored.withOfflineFallback(rpc, await this.watcher.watch(rpc));
+      case 'poll':
+      case 'stop':
+        return this.stored.withOfflineFallback(rpc, await this.edge.call(rpc));
       case 'sessions':
         return this.sessions(rpc);
+      case 'resume':
+        return this.stored.resume(rpc);
+      case 'send':
+        return this.stored.send(rpc);
+      case 'rename':
+        return this.stored.rename(rpc);
+      case 'delete':
+        return this.stored.delete(rpc);
+      case 'discard':
+        return this.stored.discard(rpc);
+      case 'transcript':
+        return this.stored.transcript(rpc);
       default:
         return this.edge.call(rpc);
     }

@@ -21,7 +21,8 @@ export function mergeSessions(
   const sessions: SessionSummary[] = stored.sessions.map((row) => {
     const current = liveById.get(row.session_id);
     const base: SessionSummary = { ...row, running: false, closed: true, status: 'session_closed' };
-    return current ? { ...base, ...current } : base;
+    // A stored title wins over the live one: it carries the title override (reference §2.3 rename).
+    return current ? { ...base, ...current, ...(row.title ? { title: row.title } : {}) } : base;
   });
   if (page === 1) {
     const listed = new Set(stored.sessions.map((row) => row.session_id));

@@ -9,7 +9,7 @@ import {
   type SessionUpdateAck,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, encodeJson, ensureSessionsStream } from '#messaging';
+import { NATS_CONNECTION, encodeJson, ensureSessionsStream, traceHeaders } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
@@ -71,7 +71,11 @@ export class SessionUpdateService implements OnModuleInit {
     await this.js.publish(
       this.subjects.sessionJournal(sessionId),
       encodeJson(journalEntry(update, epoch, now)),
-      { msgID: journalMsgId(sessionId, epoch, update.revision), timeout: JOURNAL_PUBLISH_TIMEOUT_MS },
+      {
+        msgID: journalMsgId(sessionId, epoch, update.revision),
+        timeout: JOURNAL_PUBLISH_TIMEOUT_MS,
+        headers: traceHeaders(),
+      },
     );
     const duplicate = await this.repository.commit(sessionId, update.revision, {
       owner: update.actor_id,

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  AUDITED_ACTIONS,
+  Limits,
+  type AuditRecord,
+  type AuditedAction,
+  type EdgeAgentRequest,
+  type Subjects,
+} from '#contracts';
+import { encodeJson, ensureAuditStream, NATS_CONNECTION } from '#messaging';
+import { SUBJECTS } from '../common/tokens.js';
+
+const AUDITED: ReadonlySet<string> = new Set(AUDITED_ACTIONS);
+/** Outcomes that count as success in the reference's audit (§2.1 "Management audit"). */
+const SUCCESS_STATUSES = new Set(['ok', 'session_closed']);
+/** W3C traceparent: version-traceid-parentid-flags; an all-zero trace id is invalid. */
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** The JetStream store ack; the caller never waits for it. */
+const AUDIT_PUBLISH_TIMEOUT_MS = Limits.HISTORY_RPC_TIMEOUT_MS;
+
+export function traceIdOf(traceparent: string | undefined): string | undefined {
+  const match = traceparent ? TRACEPARENT.exec(traceparent.trim()) : null;
+  const traceId = match?.[1];
+  return traceId && !/^0+$/.test(traceId) ? traceId : undefined;
+}
+
+export function isAudited(action: string): action is AuditedAction {
+  return AUDITED.has(action);
+}
+
+/** Builds a record of ids and outcome only: never text, title, path, file data or tokens. */
+export function auditRecord(
+  actorId: string,
+  request: EdgeAgentRequest & { action: AuditedAction },
+  status: string,
+  traceparent: string | undefined,
+  now = Date.now(),
+): AuditRecord {
+  const record: AuditRecord = {
+    v: 1,
+    id: randomBytes(16).toString('hex'),
+    actor_id: actorId,
+    action: request.action,
+    edge_id: request.edge_id,
+    status,
+    success: SUCCESS_STATUSES.has(status),
+    occurred_at: now,
+  };
+  if (request.access_id) record.access_id = request.access_id;
+  if (request.session_id) record.session_id = request.session_id;
+  const traceId = traceIdOf(traceparent);
+  if (traceId) record.trace_id = traceId;
+  return record;
+}
+
+/**
+ * Publishes one audit record per mutating edge_agent call to JetStream, where history's durable
+ * consumer stores it. Fire and forget: the caller's reply never waits for or fails on it; a record
+ * JetStream did not accept is logged (by id and action only).
+ */
+@Injectable()
+export class AuditPublisher implements OnApplicationBootstrap {
+  private readonly logger = new Logger(AuditPublisher.name);
+  private readonly js: JetStreamClient;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+  ) {
+    this.js = jetstream(nc);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await ensureAuditStream(this.nc, this.subjects);
+  }
+
+  publish(actorId: string, request: EdgeAgentRequest, status: string, traceparent: string | undefined): void {
+    if (!isAudited(request.action)) return;
+    const record = auditRecord(actorId, { ...request, action: request.action }, status, traceparent);
+    this.js
+      .publish(this.subjects.auditRecords, encodeJson(record), {
+        msgID: record.id,
+        timeout: AUDIT_PUBLISH_TIMEOUT_MS,
+      })
+      .catch((error: unknown) => {
+        this.logger.error(
+          `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
+        );
+      });
+  }
+}

@@ -1,0 +1,91 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/**
+ * Encryption of history at rest (reference §4 "Encryption"): AES-256-GCM with the row's scope
+ * as associated data, so a ciphertext copied to another row, session, owner or column fails to
+ * decrypt instead of showing one user's history to another.
+ *
+ * Stored bytes: FORMAT_VERSION (1 byte) | nonce (12) | ciphertext | tag (16). The version byte
+ * lets a later key or algorithm live beside this one during a rotation (docs/contract.md).
+ */
+const FORMAT_VERSION = 1;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+/** HKDF context of key version 1; a new context derives an unrelated key from the same secret. */
+const KEY_CONTEXT_V1 = 'tether-history-at-rest-v1';
+/** Fixed salt: the secret is already high-entropy; the context separates uses. */
+const KEY_SALT = 'tether-history';
+
+/** A stored value that does not decrypt under this key and scope. Never retried. */
+export class HistoryDecryptError extends Error {
+  constructor(aad: string) {
+    // The scope names ids only; it is safe to log.
+    super(`Stored history for ${aad} does not decrypt under this key and scope.`);
+    this.name = 'HistoryDecryptError';
+  }
+}
+
+/** Where a stored value belongs; every id part is bounded and has no '/'. */
+export interface CipherScope {
+  ownerId: string;
+  accessId: string;
+  edgeId: bigint | string;
+  sessionId: string;
+}
+
+/** The associated data of each kind of stored value (reference §4: `owner/access/edge/session`). */
+export const Aad = {
+  payload: (s: CipherScope) => `${s.ownerId}/${s.accessId}/${String(s.edgeId)}/${s.sessionId}`,
+  summary: (s: CipherScope) => `${Aad.payload(s)}/summary`,
+  title: (s: CipherScope) => `${Aad.payload(s)}/title`,
+  page: (s: CipherScope, window: number) => `${Aad.payload(s)}/page/${window}`,
+  journal: (s: CipherScope, epoch: string, revision: bigint) =>
+    `${Aad.payload(s)}/journal/${epoch}/${revision}`,
+};
+
+export class HistoryCipher {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    this.key = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES));
+  }
+
+  encrypt(plaintext: string, aad: string): Uint8Array<ArrayBuffer> {
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const out = new Uint8Array(1 + NONCE_BYTES + body.length + TAG_BYTES);
+    out[0] = FORMAT_VERSION;
+    out.set(nonce, 1);
+    out.set(body, 1 + NONCE_BYTES);
+    out.set(cipher.getAuthTag(), 1 + NONCE_BYTES + body.length);
+    return out;
+  }
+
+  decrypt(stored: Uint8Array, aad: string): string {
+    if (stored.length < 1 + NONCE_BYTES + TAG_BYTES || stored[0] !== FORMAT_VERSION) {
+      throw new HistoryDecryptError(aad);
+    }
+    const nonce = stored.subarray(1, 1 + NONCE_BYTES);
+    const body = stored.subarray(1 + NONCE_BYTES, stored.length - TAG_BYTES);
+    const tag = stored.subarray(stored.length - TAG_BYTES);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, nonce, { authTagLength: TAG_BYTES });
+      decipher.setAAD(Buffer.from(aad, 'utf8'));
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    } catch {
+      throw new HistoryDecryptError(aad);
+    }
+  }
+
+  encryptJson(value: unknown, aad: string): Uint8Array<ArrayBuffer> {
+    return this.encrypt(JSON.stringify(value), aad);
+  }
+
+  decryptJson<T>(stored: Uint8Array, aad: string): T {
+    return JSON.parse(this.decrypt(stored, aad)) as T;
+  }
+}

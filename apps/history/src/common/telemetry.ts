@@ -1,0 +1,34 @@
+// History's ops endpoints and the journal consumer's lag (messages the durable consumer has not
+// yet been handed), read from JetStream only when /metrics is scraped.
+import type { INestMicroservice } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Subjects } from '#contracts';
+import { ensureSessionsStream, NATS_CONNECTION } from '#messaging';
+import { PRISMA, type PrismaClient } from '#persistence';
+import { METRIC, natsCheck, postgresCheck, registerGauge, startOpsServer, type OpsServer } from '#telemetry';
+import type { HistoryConfig } from '../config.js';
+
+export async function startHistoryTelemetry(
+  app: INestMicroservice,
+  config: HistoryConfig,
+): Promise<OpsServer> {
+  const nc = app.get<NatsConnection>(NATS_CONNECTION);
+  const prisma = app.get<PrismaClient>(PRISMA);
+  const subjects = new Subjects(config.namespace);
+  const jsm = await ensureSessionsStream(nc, subjects);
+  const consumer = subjects.historyJournalConsumer;
+  registerGauge(
+    METRIC.consumerLag,
+    'Journal messages not yet delivered to, or acked by, the history consumer.',
+    async () => {
+      const info = await jsm.consumers.info(subjects.sessionsStream, consumer);
+      return info.num_pending + info.num_ack_pending;
+    },
+    { consumer },
+  );
+  return startOpsServer({
+    service: 'history',
+    port: config.metricsPort,
+    checks: { nats: natsCheck(nc), postgres: postgresCheck(() => prisma.$queryRaw`SELECT 1`) },
+  });
+}

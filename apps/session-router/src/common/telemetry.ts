@@ -1,0 +1,43 @@
+// The router's ops endpoints and gauges: leases (one ZCARD), watches waiting in this process,
+// and edges online (a bounded SCAN of presence keys), all read only when /metrics is scraped.
+import type { Redis } from 'ioredis';
+import { METRIC, natsCheck, redisCheck, registerGauge, startOpsServer, type OpsServer } from '#telemetry';
+import type { RouterConfig } from '../config.js';
+import type { RunningRouter } from '../router.js';
+import { WatchService } from '../watch/watch.service.js';
+import { RedisKeys } from './redis-keys.js';
+import { REDIS } from './tokens.js';
+
+/** Keys asked for per SCAN step, and steps per scrape: a scrape never walks an unbounded keyspace. */
+const PRESENCE_SCAN_COUNT = 1_000;
+const PRESENCE_SCAN_MAX_STEPS = 100;
+
+async function countPresence(redis: Redis, pattern: string): Promise<number> {
+  let cursor = '0';
+  let count = 0;
+  for (let step = 0; step < PRESENCE_SCAN_MAX_STEPS; step += 1) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', PRESENCE_SCAN_COUNT);
+    count += keys.length;
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  return count;
+}
+
+export function startRouterTelemetry(router: RunningRouter, config: RouterConfig): Promise<OpsServer> {
+  const redis = router.app.get<Redis>(REDIS);
+  const keys = new RedisKeys(config.namespace);
+  const watch = router.app.get(WatchService);
+  registerGauge(METRIC.leases, 'Sessions holding a lease (due in the reaper set).', () =>
+    redis.zcard(keys.leases()),
+  );
+  registerGauge(METRIC.watchers, 'Watches waiting in this router process.', () => watch.waiting);
+  registerGauge(METRIC.connectorsOnline, 'Edges with a live presence key.', () =>
+    countPresence(redis, keys.presence('*')),
+  );
+  return startOpsServer({
+    service: 'session-router',
+    port: config.metricsPort,
+    checks: { nats: natsCheck(router.nc), redis: redisCheck(redis) },
+  });
+}

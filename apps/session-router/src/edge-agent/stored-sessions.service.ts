@@ -1,0 +1,199 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  isOpaqueId,
+  result,
+  type EdgeAgentRPCRequest,
+  type EdgeAgentResult,
+  type HistorySessionScope,
+} from '#contracts';
+import { RpcRemoteError } from '#messaging';
+import { EdgeRpcClient } from '../common/edge-rpc.client.js';
+import { HistoryClient } from '../common/history.client.js';
+import { TitleOverrideRepository } from './title-override.repository.js';
+
+/**
+ * Edge statuses after which a session with stored history answers from history instead
+ * (reference §4 "Offline behavior": the edge is gone, too old, or no longer has the session).
+ */
+const OFFLINE_FALLBACK_STATUSES = new Set<EdgeAgentResult['status']>([
+  'not_found',
+  'unavailable',
+  'upgrade_required',
+]);
+
+/** The history key of a request: only saved-access sessions have one (reference §4 "Save rules"). */
+export function historyScope(rpc: EdgeAgentRPCRequest): HistorySessionScope | null {
+  const { access_id: accessId, session_id: sessionId, edge_id: edgeId } = rpc.request;
+  if (!accessId || !sessionId || !isOpaqueId(sessionId)) return null;
+  return { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, session_id: sessionId };
+}
+
+/**
+ * The Manager side of durable history for one action (reference §2.3 resume, send, rename,
+ * delete, discard, transcript; §4 offline behaviour): history is asked before or after the edge
+ * as each action needs, and a history failure never turns into a guess.
+ */
+@Injectable()
+export class StoredSessionsService {
+  private readonly log = new Logger(StoredSessionsService.name);
+
+  constructor(
+    private readonly edge: EdgeRpcClient,
+    private readonly history: HistoryClient,
+    private readonly titles: TitleOverrideRepository,
+  ) {}
+
+  /** poll, watch, stop (and snapshot): the archived view when the edge cannot answer for the session. */
+  async withOfflineFallback(rpc: EdgeAgentRPCRequest, reply: EdgeAgentResult): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope || !OFFLINE_FALLBACK_STATUSES.has(reply.status)) return reply;
+    try {
+      const stored = await this.history.call('historySnapshot', scope);
+      if (stored.state === 'deleted') return result('not_found');
+      return stored.state === 'stored' && stored.snapshot ? stored.snapshot : reply;
+    } catch (error) {
+      this.log.warn(
+        `Stored snapshot of session ${scope.session_id} unavailable: ${(error as Error).message}`,
+      );
+      return reply;
+    }
+  }
+
+  /** resume: the seed comes from history only; a client can never supply it. */
+  async resume(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope) return this.edge.call(rpc);
+    let seed;
+    try {
+      seed = await this.history.call('historyResumeSeed', scope);
+    } catch (error) {
+      this.log.warn(`Resume seed of session ${scope.session_id} unavailable: ${(error as Error).message}`);
+      return result('unavailable');
+    }
+    if (seed.state === 'deleted') return result('not_found');
+    if (seed.state !== 'stored' || !seed.resume) return result('resume_unavailable');
+    return this.edge.call({ ...rpc, resume: seed.resume });
+  }
+
+  /**
+   * send with windowing (reference §2.3 send, §4 windows): read the session without renewing
+   * its lease; refuse while a turn runs; archive the finished round, then ask the edge to reset
+   * only if its revision is still the archived one. No archive, no send.
+   */
+  async send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope) return this.edge.call(rpc);
+    const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
+    const snapshot = await this.edge.call({
+      ...rpc,
+      request: { edge_id: edgeId, action: 'snapshot', session_id: sessionId, access_id: accessId },
+    });
+    if (snapshot.running) return result('busy');
+    if (snapshot.closed || !snapshot.session_id || snapshot.status === 'not_found') return snapshot;
+    if (!snapshot.history_windowing || (snapshot.messages ?? []).length === 0) return this.edge.call(rpc);
+    try {
+      await this.history.call('historyArchiveWindow', { ...scope, snapshot });
+    } catch (error) {
+      this.log.warn(
+        `Window of session ${scope.session_id} not archived, send refused: ${(error as Error).message}`,
+      );
+      return result(
+        error instanceof RpcRemoteError && error.code === 'not_found' ? 'not_found' : 'unavailable',
+      );
+    }
+    return this.edge.call({ ...rpc, reset_revision: snapshot.revision ?? 0 });
+  }
+
+  /** rename: a title override in history, answered with the archived view; live only without history. */
+  async rename(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope) return this.edge.call(rpc);
+    const title = (rpc.request.title ?? '').trim();
+    let renamed;
+    try {
+      renamed = await this.history.call('historyRename', { ...scope, title });
+    } catch (error) {
+      this.log.warn(`Rename of session ${scope.session_id} not stored: ${(error as Error).message}`);
+      return result('unavailable');
+    }
+    if (renamed.state === 'deleted') return result('not_found');
+    // Not saved yet (history has not seen the session): the edge renames it, and history stores
+    // the new title with the next snapshot.
+    if (renamed.state !== 'stored' || !renamed.snapshot) return this.edge.call(rpc);
+    await this.titles.set(scope.session_id, title).catch((error: unknown) => {
+      this.log.warn(`Title override of session ${scope.session_id} not cached: ${(error as Error).message}`);
+    });
+    return renamed.snapshot;
+  }
+
+  /** delete: tombstone first, then a best-effort live stop and delete (reference §2.3 delete). */
+  async delete(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope) return this.edge.call(rpc);
+    let before;
+    try {
+      before = (await this.history.call('historyDelete', scope)).state;
+    } catch (error) {
+      this.log.warn(
+        `Session ${scope.session_id} not tombstoned, delete refused: ${(error as Error).message}`,
+      );
+      return result('unavailable');
+    }
+    await this.titles.clear(scope.session_id).catch(() => undefined);
+    const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
+    const target = { edge_id: edgeId, session_id: sessionId, access_id: accessId };
+    await this.edge.call({ ...rpc, request: { ...target, action: 'stop' } });
+    const live = await this.edge.call({ ...rpc, request: { ...target, action: 'delete' } });
+    if (before === 'stored' || (before === 'missing' && live.status === 'ok')) {
+      return result('ok', { history_persistent: true });
+    }
+    return before === 'deleted' ? result('not_found') : live;
+  }
+
+  /** discard: the edge decides (empty, idle, owned); a discarded session leaves only a tombstone. */
+  async discard(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const reply = await this.edge.call(rpc);
+    const scope = historyScope(rpc);
+    if (!scope || reply.status !== 'ok') return reply;
+    try {
+      await this.history.call('historyDelete', scope);
+    } catch (error) {
+      // The session is gone on the edge and was empty; a row left behind holds no content.
+      this.log.warn(`Discarded session ${scope.session_id} not tombstoned: ${(error as Error).message}`);
+    }
+    return reply;
+  }
+
+  /** transcript: one archived round per page, newest below `history_before` (reference §2.3). */
+  async transcript(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope) return result('not_found');
+    const raw = rpc.request.history_before ?? '';
+    const before = raw === '' ? undefined : Number(raw);
+    if (before !== undefined && (!Number.isSafeInteger(before) || before < 0))
+      return result('invalid_request');
+    try {
+      const { page } = await this.history.call('historyTranscript', {
+        ...scope,
+        ...(before !== undefined ? { before } : {}),
+      });
+      return page ?? result('not_found');
+    } catch (error) {
+      this.log.warn(`Transcript of session ${scope.session_id} unavailable: ${(error as Error).message}`);
+      return result('unavailable');
+    }
+  }
+
+  /** Every live reply of a renamed session carries the override (reference §2.3 rename). */
+  async overlayTitle(rpc: EdgeAgentRPCRequest, reply: EdgeAgentResult): Promise<EdgeAgentResult> {
+    const scope = historyScope(rpc);
+    if (!scope || reply.archived || reply.session_id !== scope.session_id) return reply;
+    try {
+      const title = await this.titles.get(scope.session_id);
+      return title === null ? reply : { ...reply, title };
+    } catch (error) {
+      this.log.warn(`Title override of session ${scope.session_id} unreadable: ${(error as Error).message}`);
+      return reply;
+    }
+  }
+}

@@ -1,0 +1,211 @@
+// Durable history over HTTP with the real services and the scripted edge: windowed sends and
+// transcript pages, rename, the archived snapshot once the edge is gone, delete, and the audit
+// trail of it all (reference §2.3, §4, §7 edge_agent_history_test.go).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { jest } from '@jest/globals';
+import {
+  ApiClient,
+  createTestDatabase,
+  freePort,
+  signToken,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
+import { Stack } from '../../scripts/stack/launcher.js';
+
+jest.setTimeout(120_000);
+
+const JWT_SECRET = 'e2e-history-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-history-edge-secret-0123456789';
+const FIRST_PROMPT = 'first round: remember the word pelican';
+const SECOND_PROMPT = 'second round: and now the word walrus';
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  window?: number;
+  running?: boolean;
+  closed?: boolean;
+  archived?: boolean;
+  title?: string;
+  history_persistent?: boolean;
+  messages?: { role: string; text?: string }[];
+  installations?: { id: string; kind: string }[];
+  models?: unknown[];
+}
+
+let database: TestDatabase;
+let stack: Stack;
+let projectDir: string;
+let edgeDir: string;
+const owner = `hist${Date.now() % 100000}`;
+let alice: ApiClient;
+
+beforeAll(async () => {
+  const services = await testServices();
+  database = await createTestDatabase('e2ehistory');
+  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-history-project-'));
+  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-history-edge-'));
+  stack = new Stack({
+    natsUrl: services.natsUrl,
+    redisUrl: services.redisUrl,
+    databaseUrl: database.url,
+    namespace: uniqueNamespace('e2ehistory'),
+    httpHost: '127.0.0.1',
+    httpPort: await freePort(),
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    historyKey: 'e2e-history-at-rest-key-0123456789abcdef',
+    demoOwner: owner,
+    agent: 'scripted',
+    edgeDataDir: edgeDir,
+    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1' },
+    extraEnv: { TETHER_METRICS_PORT: '0' },
+    output: 'collect',
+  });
+  try {
+    await stack.up();
+  } catch (error) {
+    await stack.down();
+    throw error;
+  }
+  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+});
+
+afterAll(async () => {
+  if (expect.getState().numPassingAsserts !== expect.getState().assertionCalls) {
+    console.log(stack?.output().split('\n').slice(-120).join('\n'));
+  }
+  await stack?.down();
+  await database?.drop();
+  rmSync(projectDir, { recursive: true, force: true });
+  rmSync(edgeDir, { recursive: true, force: true });
+});
+
+async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`${what} did not happen within 30 s`);
+}
+
+/** Watches until the turn finished, as a browser would. */
+async function watchUntilIdle(base: Record<string, unknown>, from: number): Promise<Snapshot> {
+  let cursor = from;
+  for (;;) {
+    const snapshot = await alice.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
+    if (!snapshot.running && (snapshot.revision ?? 0) > from) return snapshot;
+    cursor = snapshot.revision ?? cursor;
+  }
+}
+
+test('two sends, a transcript page, rename, an offline archived poll, delete, and their audit', async () => {
+  const edgeId = stack.edge!.id;
+  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
+  expect(installation).toBeDefined();
+  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'history',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  const accessId = created.body.data!.id;
+  const started = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installation!.id,
+    project: projectDir,
+  });
+  expect(started.status).toBe('ok');
+  const sessionId = started.session_id!;
+  const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+
+  // Round one, then round two: the router archives round one and the edge resets its window.
+  expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: FIRST_PROMPT })).status).toBe('ok');
+  const first = await watchUntilIdle(base, started.revision ?? 0);
+  expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: SECOND_PROMPT })).status).toBe('ok');
+  const second = await watchUntilIdle(base, first.revision ?? 0);
+  expect(second.window).toBe(1);
+  expect(second.messages?.[0]?.text).toBe(SECOND_PROMPT);
+
+  const page = await alice.agent<Snapshot>({ ...base, action: 'transcript', history_before: '1' });
+  expect(page).toMatchObject({ status: 'ok', window: 0, archived: true, closed: true });
+  expect(page.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: FIRST_PROMPT }));
+
+  const renamed = await alice.agent<Snapshot>({ ...base, action: 'rename', title: 'Birds and walruses' });
+  expect(renamed).toMatchObject({ status: 'ok', archived: true, title: 'Birds and walruses' });
+  const live = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+  expect(live.title).toBe('Birds and walruses');
+
+  // History holds the final state before the edge goes away.
+  await eventually(async () => {
+    const rows = await query<{ revision: string }>(
+      'SELECT revision::text AS revision FROM session_histories WHERE session_id = $1',
+      [sessionId],
+    );
+    return Number(rows[0]?.revision ?? 0) >= (second.revision ?? 0) ? true : undefined;
+  }, 'the final state reaching history');
+  const stored = await query<{ payload: Buffer }>(
+    'SELECT payload FROM session_histories WHERE session_id = $1',
+    [sessionId],
+  );
+  expect(stored[0]?.payload.includes('walrus')).toBe(false);
+
+  await stack.kill('edge');
+  const offline = await eventually(async () => {
+    const reply = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+    return reply.archived ? reply : undefined;
+  }, 'the archived snapshot answering for the stopped edge');
+  expect(offline).toMatchObject({
+    status: 'ok',
+    closed: true,
+    running: false,
+    title: 'Birds and walruses',
+    history_persistent: true,
+  });
+  expect(offline.models).toBeUndefined();
+  expect(offline.messages?.[0]?.text).toBe(SECOND_PROMPT);
+
+  await expect(alice.agent<Snapshot>({ ...base, action: 'delete' })).resolves.toMatchObject({
+    status: 'ok',
+    history_persistent: true,
+  });
+  await expect(alice.agent<Snapshot>({ ...base, action: 'poll' })).resolves.toMatchObject({
+    status: 'not_found',
+  });
+
+  // One audit record per mutating call (start, send ×2, rename, delete), none with request text.
+  const audit = await eventually(async () => {
+    const rows = await query<Record<string, unknown>>(
+      'SELECT * FROM audit_records WHERE actor_id = $1 ORDER BY occurred_at',
+      [owner],
+    );
+    return rows.length >= 5 ? rows : undefined;
+  }, 'the audit records reaching history');
+  expect(audit.map((row) => row.action)).toEqual(['start', 'send', 'send', 'rename', 'delete']);
+  expect(audit.every((row) => row.edge_id === edgeId && row.success === true)).toBe(true);
+  expect(audit.slice(1).every((row) => row.session_id === sessionId)).toBe(true);
+  const text = JSON.stringify(audit);
+  for (const secret of ['pelican', 'walrus', 'Birds', projectDir]) expect(text).not.toContain(secret);
+});

@@ -1,0 +1,381 @@
+// The Manager side of durable history (reference §7 edge_agent_history_test.go), with a real
+// router and a real history service in-process on one namespace, and a raw NATS responder as the
+// edge. Rows are saved the way production saves them: journal entries through JetStream.
+import { jest } from '@jest/globals';
+import { result, type EdgeAgentRequest, type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
+import { RpcRemoteError, requestService } from '#messaging';
+import { testServices } from '#test-support';
+import { Redis } from 'ioredis';
+import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
+import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import {
+  HARNESS_TIMEOUT_MS,
+  journalEntry,
+  sessionId,
+  startHarness,
+  type HistoryHarness,
+} from '../history/history-harness.js';
+import { fakeEdge, type Suite } from './router-harness.js';
+
+jest.setTimeout(30_000);
+
+const OWNER = 'stored-owner';
+
+/** A scripted edge session: what a fake edge answers for snapshot, poll, send, stop, delete. */
+interface FakeSession {
+  revision: number;
+  window: number;
+  messages: { role: string; text: string }[];
+  closed: boolean;
+}
+
+describe('router + history: stored sessions', () => {
+  let h: HistoryHarness;
+  let router: RunningRouter;
+  let redis: Redis;
+  let edgeId: string;
+  let accessId: string;
+
+  beforeAll(async () => {
+    h = await startHarness('stored');
+    const services = await testServices();
+    router = await startRouter(
+      loadRouterConfig({
+        TETHER_NATS_URL: services.natsUrl,
+        TETHER_REDIS_URL: services.redisUrl,
+        TETHER_NAMESPACE: h.subjects.namespace,
+        TETHER_EDGE_SECRET: 'stored-suite-edge-secret-0123456789',
+        TETHER_LOG_LEVEL: 'error',
+      }),
+    );
+    redis = new Redis(services.redisUrl);
+    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
+    accessId = (
+      await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
+      })
+    ).access.id;
+  }, HARNESS_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await router?.close();
+    const keys = await redis.keys(`${h.subjects.namespace}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    await h?.close();
+  }, HARNESS_TIMEOUT_MS);
+
+  const suite = (): Suite => ({ nc: h.nc, subjects: h.subjects }) as unknown as Suite;
+
+  const route = (request: Omit<EdgeAgentRequest, 'edge_id'>, actor = OWNER) =>
+    requestService(
+      h.nc,
+      h.subjects,
+      'routerEdgeAgent',
+      { actor_id: actor, request: { edge_id: edgeId, access_id: accessId, ...request }, project_root: '/p' },
+      { timeoutMs: 20_000 },
+    );
+
+  /** Stores a session row the way the journal does, and waits for history to have it. */
+  async function save(session: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}) {
+    const entry = journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, revision, {
+      history_windowing: true,
+      files_available: true,
+      ...snapshot,
+    });
+    await h.caughtUp(await h.publishEntry(entry));
+  }
+
+  /** A fake edge keeping sessions in memory, with the reference's reset rule on send. */
+  function scriptedEdge() {
+    const sessions = new Map<string, FakeSession>();
+    const view = (id: string, s: FakeSession): EdgeAgentResult =>
+      result('ok', {
+        session_id: id,
+        revision: s.revision,
+        window: s.window,
+        messages: s.messages,
+        closed: s.closed,
+        running: false,
+        history_windowing: true,
+        title: 'live title',
+        models: [{ id: 'live-model' }],
+      });
+    const edge = fakeEdge(suite(), edgeId, (rpc: EdgeAgentRPCRequest) => {
+      const id = rpc.request.session_id ?? '';
+      const s = sessions.get(id);
+      if (!s) return result('not_found');
+      switch (rpc.request.action) {
+        case 'send':
+          if (rpc.reset_revision !== undefined) {
+            if (rpc.reset_revision !== s.revision) return result('busy');
+            s.window += 1;
+            s.messages = [];
+          }
+          s.messages.push(
+            { role: 'user', text: rpc.request.text ?? '' },
+            { role: 'assistant', text: 'done' },
+          );
+          s.revision += 2;
+          return view(id, s);
+        case 'stop':
+          s.closed = true;
+          s.revision += 1;
+          return view(id, s);
+        case 'delete':
+          sessions.delete(id);
+          return result('ok');
+        default:
+          return view(id, s);
+      }
+    });
+    return { edge, sessions };
+  }
+
+  it('answers poll, watch and stop of an offline edge with the archived snapshot, live-only fields stripped', async () => {
+    const session = sessionId();
+    await save(session, 4, { title: 'Plans', running: true });
+    for (const action of ['poll', 'stop'] as const) {
+      const reply = await route({ action, session_id: session });
+      expect(reply).toMatchObject({
+        status: 'ok',
+        session_id: session,
+        archived: true,
+        closed: true,
+        running: false,
+        history_persistent: true,
+        title: 'Plans',
+        revision: 4,
+      });
+      expect(reply.models).toBeUndefined();
+      expect(reply.approvals).toBeUndefined();
+    }
+    const watched = await route({ action: 'watch', session_id: session, cursor: '4' });
+    expect(watched).toMatchObject({ status: 'ok', archived: true });
+    // No stored row: the edge's own answer stands.
+    await expect(route({ action: 'poll', session_id: sessionId() })).resolves.toEqual(result('unavailable'));
+  });
+
+  it('seeds resume from history without the native thread id; none is resume_unavailable', async () => {
+    const session = sessionId();
+    await save(session, 6, { title: 'Seeded', model: 'm1', window: 2, started_at: '2026-01-01T00:00:00Z' });
+    const seen: EdgeAgentRPCRequest[] = [];
+    const edge = fakeEdge(suite(), edgeId, (rpc) => {
+      seen.push(rpc);
+      return result('ok', { session_id: rpc.request.session_id, revision: (rpc.resume?.revision ?? 0) + 1 });
+    });
+    await edge.ready();
+    try {
+      const reply = await route({ action: 'resume', session_id: session });
+      expect(reply).toMatchObject({ status: 'ok', revision: 7 });
+      expect(seen[0]?.resume).toEqual({
+        session_id: session,
+        revision: 6,
+        window: 2,
+        title: 'Seeded',
+        model: 'm1',
+        started_at: '2026-01-01T00:00:00Z',
+        messages: [{ role: 'user', text: 'message 6' }],
+      });
+      expect(JSON.stringify(seen[0]?.resume)).not.toContain('thread-1');
+
+      await expect(route({ action: 'resume', session_id: sessionId() })).resolves.toEqual(
+        result('resume_unavailable'),
+      );
+      expect(seen).toHaveLength(1);
+    } finally {
+      edge.stop();
+    }
+  });
+
+  it('renames into history, lists the override while offline, and lays it over live replies', async () => {
+    const session = sessionId();
+    await save(session, 3, { title: 'Native title' });
+    const renamed = await route({ action: 'rename', session_id: session, title: '  Renamed  ' });
+    expect(renamed).toMatchObject({
+      status: 'ok',
+      archived: true,
+      closed: true,
+      running: false,
+      title: 'Renamed',
+    });
+
+    const listed = await route({ action: 'sessions' });
+    expect(listed.status).toBe('ok');
+    expect(listed.sessions?.find((s) => s.session_id === session)).toMatchObject({
+      title: 'Renamed',
+      closed: true,
+      status: 'session_closed',
+    });
+
+    const { edge, sessions } = scriptedEdge();
+    sessions.set(session, { revision: 3, window: 0, messages: [], closed: false });
+    await edge.ready();
+    try {
+      const live = await route({ action: 'poll', session_id: session });
+      expect(live).toMatchObject({ status: 'ok', title: 'Renamed', revision: 3 });
+      expect(live.archived).toBeUndefined();
+    } finally {
+      edge.stop();
+    }
+    // The override is ciphertext at rest.
+    const rows = await h.db.query<{ title_override: Buffer }>(
+      'SELECT title_override FROM session_histories WHERE session_id = $1',
+      [session],
+    );
+    expect(rows.rows[0]?.title_override.includes('Renamed')).toBe(false);
+  });
+
+  it('deletes with a tombstone first, stops and deletes live, and the tombstone blocks later saves', async () => {
+    const session = sessionId();
+    await save(session, 2);
+    const { edge, sessions } = scriptedEdge();
+    sessions.set(session, { revision: 2, window: 0, messages: [], closed: false });
+    await edge.ready();
+    try {
+      await expect(route({ action: 'delete', session_id: session })).resolves.toEqual(
+        result('ok', { history_persistent: true }),
+      );
+      expect(edge.actions()).toEqual(['stop', 'delete']);
+    } finally {
+      edge.stop();
+    }
+    await save(session, 9, { title: 'resurrected' });
+    const rows = await h.db.query<{ deleted: boolean; payload: Buffer | null; revision: string }>(
+      'SELECT deleted, payload, revision::text AS revision FROM session_histories WHERE session_id = $1',
+      [session],
+    );
+    expect(rows.rows).toEqual([{ deleted: true, payload: null, revision: '2' }]);
+    const journal = await h.db.query('SELECT 1 FROM journal WHERE session_id = $1', [session]);
+    expect(journal.rowCount).toBe(0);
+    await expect(route({ action: 'poll', session_id: session })).resolves.toEqual(result('not_found'));
+    await expect(route({ action: 'resume', session_id: session })).resolves.toEqual(result('not_found'));
+  });
+
+  it('refuses to decrypt a payload copied to another scope', async () => {
+    const source = sessionId();
+    const target = sessionId();
+    await save(source, 2, { title: 'Private' });
+    await save(target, 2, { title: 'Other' });
+    await h.db.query(
+      `UPDATE session_histories SET payload = (SELECT payload FROM session_histories WHERE session_id = $1)
+       WHERE session_id = $2`,
+      [source, target],
+    );
+    const scope = { actor_id: OWNER, access_id: accessId, edge_id: edgeId, session_id: target };
+    await expect(h.call('historySnapshot', scope)).rejects.toBeInstanceOf(RpcRemoteError);
+    // The router never shows it: the edge's own answer stands.
+    await expect(route({ action: 'poll', session_id: target })).resolves.toEqual(result('unavailable'));
+  });
+
+  it('archives the finished round, then sends with reset_revision; pages come back one round at a time', async () => {
+    const session = sessionId();
+    await save(session, 1, { messages: [] });
+    const { edge, sessions } = scriptedEdge();
+    sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
+    await edge.ready();
+    try {
+      // An empty window is not archived and needs no reset.
+      await route({ action: 'send', session_id: session, text: 'first round' });
+      expect(edge.requests.find((rpc) => rpc.request.action === 'send')?.reset_revision).toBeUndefined();
+
+      const second = await route({ action: 'send', session_id: session, text: 'second round' });
+      expect(second).toMatchObject({ status: 'ok', window: 1 });
+      expect(edge.requests.filter((rpc) => rpc.request.action === 'send').at(-1)?.reset_revision).toBe(3);
+
+      await route({ action: 'send', session_id: session, text: 'third round' });
+
+      // The client pages back from the live window (2).
+      const newest = await route({ action: 'transcript', session_id: session, history_before: '2' });
+      expect(newest).toMatchObject({
+        status: 'ok',
+        window: 1,
+        archived: true,
+        closed: true,
+        history_windowing: true,
+      });
+      expect(newest.messages?.[0]?.text).toBe('second round');
+      const older = await route({ action: 'transcript', session_id: session, history_before: '1' });
+      expect(older).toMatchObject({ window: 0, history_persistent: true });
+      expect(older.messages?.map((m) => m.text)).toEqual(['first round', 'done']);
+      // Nothing for a session that never archived a round.
+      await expect(
+        route({ action: 'transcript', session_id: sessionId(), history_before: '5' }),
+      ).resolves.toEqual(result('not_found'));
+
+      const page = await h.db.query<{ payload: Buffer }>(
+        'SELECT payload FROM session_history_pages WHERE session_id = $1 AND "window" = 0',
+        [session],
+      );
+      expect(page.rows[0]?.payload.includes('first round')).toBe(false);
+    } finally {
+      edge.stop();
+    }
+  });
+
+  it('passes busy on a reset mismatch and refuses a running session before archiving', async () => {
+    const session = sessionId();
+    let revision = 5;
+    const edge = fakeEdge(suite(), edgeId, (rpc) => {
+      const snapshot = result('ok', {
+        session_id: session,
+        revision,
+        history_windowing: true,
+        messages: [{ role: 'user', text: 'x' }],
+      });
+      if (rpc.request.action === 'snapshot') {
+        revision += 1; // A concurrent change lands between the snapshot and the send.
+        return snapshot;
+      }
+      return rpc.reset_revision === revision ? snapshot : result('busy');
+    });
+    await edge.ready();
+    try {
+      await save(session, 5);
+      await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
+        result('busy'),
+      );
+    } finally {
+      edge.stop();
+    }
+    const running = fakeEdge(suite(), edgeId, () => result('ok', { session_id: session, running: true }));
+    await running.ready();
+    try {
+      await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
+        result('busy'),
+      );
+      expect(running.actions()).toEqual(['snapshot']);
+    } finally {
+      running.stop();
+    }
+  });
+
+  it('does not send when the window cannot be archived', async () => {
+    const session = sessionId();
+    await save(session, 2);
+    await h.call('historyDelete', {
+      actor_id: OWNER,
+      access_id: accessId,
+      edge_id: edgeId,
+      session_id: session,
+    });
+    const edge = fakeEdge(suite(), edgeId, () =>
+      result('ok', {
+        session_id: session,
+        revision: 2,
+        history_windowing: true,
+        messages: [{ role: 'user', text: 'x' }],
+      }),
+    );
+    await edge.ready();
+    try {
+      await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
+        result('not_found'),
+      );
+      expect(edge.actions()).toEqual(['snapshot']);
+    } finally {
+      edge.stop();
+    }
+  });
+});
