@@ -60,8 +60,8 @@ describe('router idle leases', () => {
     });
   });
 
-  it('expires each of 50 due sessions exactly once across 3 replicas, and never a running one', async () => {
-    const due = Array.from({ length: 50 }, () => sessionId());
+  it('expires each of 200 due sessions exactly once across 3 replicas, and never a running one', async () => {
+    const due = Array.from({ length: 200 }, () => sessionId());
     const running = Array.from({ length: 3 }, () => sessionId());
     await Promise.all([
       ...due.map((sid) => seedDueLease(sid)),
