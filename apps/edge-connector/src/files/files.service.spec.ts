@@ -125,7 +125,10 @@ describe('FilesService transfers', () => {
     });
     const dir = join(session.cwd, '.liaison-attachments', session.id);
     expect(readdirSync(dir)).toHaveLength(1);
-    for (let i = 0; i < 100 && service.liveTransfers > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    // The slot is freed at once; the temp file goes a moment later (an async unlink): wait for both.
+    for (let i = 0; i < 100 && (service.liveTransfers > 0 || readdirSync(dir).length > 0); i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(service.liveTransfers).toBe(0);
     expect(readdirSync(dir)).toEqual([]);
     await expect(call('file_commit', { transfer_id: begun.transfer_id })).rejects.toMatchObject({
