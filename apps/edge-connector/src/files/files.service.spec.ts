@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { EdgeAgentRequest, EdgeAgentResult } from '#contracts';
 import { ATTACHMENT_NOTE, promptWithAttachments } from './attachments.js';
 import { clientPath } from './confined-dir.js';
+import type { Transfers } from './transfers.js';
 import { FilesService, type FileSession } from './files.service.js';
 import { imageFormat, isImageName } from './images.js';
 
@@ -139,9 +140,13 @@ describe('FilesService transfers', () => {
   it('answers busy to a second RPC on a transfer in use', async () => {
     const begun = await call('file_begin', { name: 'x.bin', size: 2 });
     const write = { transfer_id: begun.transfer_id, offset: 0, data: Buffer.from('a').toString('base64') };
-    const [first, second] = await Promise.allSettled([call('file_write', write), call('file_write', write)]);
-    expect(first).toMatchObject({ status: 'fulfilled' });
-    expect(second).toMatchObject({ status: 'rejected', reason: { status: 'busy' } });
+    // Hold the transfer the way an RPC in flight does (two racing calls could finish one after the
+    // other on a fast machine and prove nothing), then a second RPC must be told busy.
+    const transfers = (service as unknown as { transfers: Transfers }).transfers;
+    const held = transfers.take(begun.transfer_id!, { owner: OWNER, access: ACCESS, sessionId: session.id });
+    await expect(call('file_write', write)).rejects.toMatchObject({ status: 'busy' });
+    transfers.release(held);
+    await expect(call('file_write', write)).resolves.toMatchObject({ file_offset: 1 });
   });
 
   it('ends a session transfers when the session closes', async () => {
