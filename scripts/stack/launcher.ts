@@ -350,8 +350,12 @@ export class Stack {
     await this.edgeReady();
   }
 
+  /**
+   * Stops everything in reverse dependency order: the edge first, so its last session updates
+   * still reach a router and history, then the api, the router, and history last.
+   */
   async down(): Promise<void> {
-    await Promise.all([...this.children.keys()].map((name) => this.kill(name, 'SIGTERM')));
+    for (const name of ['edge', 'api', 'router', 'history'] as const) await this.kill(name, 'SIGTERM');
     await this.nc?.close();
     this.nc = undefined;
     await this.fakeProvider?.stop();

@@ -87,6 +87,17 @@ const stack = new Stack({
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
   agent: values.agent,
   edgeDataDir,
+  // Humans read this output: Nest's text logs unless asked otherwise; OTEL_* and a fixed ops port
+  // pass through so the stack can be traced and scraped.
+  extraEnv: {
+    TETHER_LOG_FORMAT: env.TETHER_LOG_FORMAT ?? 'text',
+    ...Object.fromEntries(
+      Object.entries(env).filter(
+        (entry): entry is [string, string] =>
+          (entry[0].startsWith('OTEL_') || entry[0] === 'TETHER_METRICS_PORT') && Boolean(entry[1]),
+      ),
+    ),
+  },
   edgeEnv: { ...codexEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
   output: 'inherit',
   codexFakeProvider: fakeProvider,
