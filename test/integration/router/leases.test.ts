@@ -39,17 +39,16 @@ describe('router idle leases', () => {
     await suite.redis.zadd(leasesKey(), past + Limits.TRANSIENT_SESSION_IDLE_MS, sid);
   };
 
-  it('renews a lease on a user action and not on snapshot', async () => {
+  // Snapshot reads not renewing is pinned in test/integration/reference/router-leases.test.ts.
+  it('records a transient lease with its owner and edge on a user action', async () => {
     const sid = sessionId();
-    const route = (action: 'poll' | 'snapshot', id: string) =>
-      requestService(
-        suite.nc,
-        suite.subjects,
-        'routerEdgeAgent',
-        { actor_id: 'user-1', request: { edge_id: EDGE, action: action as 'poll', session_id: id } },
-        { timeoutMs: 10_000 },
-      );
-    await route('poll', sid);
+    await requestService(
+      suite.nc,
+      suite.subjects,
+      'routerEdgeAgent',
+      { actor_id: 'user-1', request: { edge_id: EDGE, action: 'poll', session_id: sid } },
+      { timeoutMs: 10_000 },
+    );
     const score = Number(await suite.redis.zscore(leasesKey(), sid));
     expect(score).toBeGreaterThan(Date.now());
     expect(score).toBeLessThanOrEqual(Date.now() + Limits.TRANSIENT_SESSION_IDLE_MS);
