@@ -27,6 +27,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B4 history ingest: journal rows persisted per second and consumer lag',
     run: async (o) => (await import('./ingest.js')).ingest(o),
   },
+  codex: {
+    what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
+    run: async (o) => (await import('./codex.js')).codex(o),
+  },
 };
 
 const args = process.argv.slice(2);

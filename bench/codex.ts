@@ -1,0 +1,664 @@
+// B5 Codex overhead: what Tether adds to a Codex turn's dispatch and first reply, against driving
+// `codex app-server` directly through the edge's own Codex driver. Both sides run the same Codex
+// binary against the project's scripted Responses-API fake (one plain-text reply per turn, a fixed
+// number of deltas), and their turns alternate one by one so machine noise falls on both alike.
+//
+// direct:  createCodexDriver(...).open() in this process; dispatch = `startTurn` resolved, first
+//          reply = the first non-empty `message_delta`, both from the instant before `startTurn`.
+// Tether:  the whole stack over HTTP (api → router → edge → the same driver → app-server).
+//          Client view: dispatch = the `send` round trip (the edge answers a send once the turn is
+//          dispatched), first reply = the first `watch` reply whose assistant text is non-empty,
+//          with the watch loop started as soon as the send answered. That watch reply includes the
+//          edge's WATCH_COALESCE_MS pause, so first reply is also given without it: the edge's own
+//          `turn_timing.first_reply_ms` plus the HTTP overhead of the send (client send round trip
+//          minus the edge's `dispatch_ms`).
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import { Limits } from '#contracts';
+import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
+import type { AgentEvent, AgentSession } from '../apps/edge-connector/src/agent/agent-driver.js';
+import { createCodexDriver } from '../apps/edge-connector/src/agent/codex/index.js';
+import { Stack } from '../scripts/stack/launcher.js';
+import {
+  FAKE_API_KEY_ENV,
+  prepareCodexHome,
+  startFakeProvider,
+  type FakeProvider,
+} from '../test/support/fake-provider/index.js';
+import { benchServices } from './lib/env.js';
+import { cpuSecondsOf, machineFacts, writeResult } from './lib/machine.js';
+import { fixed, median, summarize, table, type LatencySummary } from './lib/stats.js';
+import { BENCH_EDGE_SECRET, BENCH_JWT_SECRET } from './lib/tether.js';
+import type { BenchOptions } from './run.js';
+
+/** 96 characters: the fake cuts replies into 12-character deltas, so every turn streams 8. */
+const REPLY =
+  'The scripted provider answers every benchmark turn with this same plain reply of 96 chars.......';
+const PROMPT = 'Say the benchmark line.';
+const WARMUP_TURNS = 2;
+/** Every turn (either side) must finish within this. */
+const TURN_TIMEOUT_MS = 30_000;
+/** Quiet time between turns, so one side's background work (journal writes) lands less on the other. */
+const SETTLE_MS = 250;
+const TARGET_ADDED_P50_MS = 5;
+const { WATCH_COALESCE_MS } = Limits;
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  messages?: { role: string; text?: string }[];
+  installations?: { id: string; kind: string }[];
+  turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
+}
+
+interface DirectSample {
+  dispatch: number;
+  firstReply: number;
+}
+interface TetherSample {
+  /** Client: send issued → send answered. */
+  dispatch: number;
+  /** Client: send issued → first watch (or the send itself) with a non-empty assistant reply. */
+  firstReply: number;
+  /** Edge-reported turn_timing. */
+  edgeDispatch: number;
+  edgeFirstReply: number;
+  /** Watch requests the client made before the reply showed. */
+  watches: number;
+  /** The NATS requests that passed during the send, from the tap (not written to the result). */
+  sendHops: Hop[];
+  sendStart: number;
+}
+
+/** The platform's native Codex binary when installed (what the e2e suites use), else the npm entry point. */
+function codexBinary(): string {
+  const native: Record<string, string> = {
+    'linux-x64': '@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
+    'linux-arm64': '@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex',
+    'darwin-x64': '@openai/codex-darwin-x64/vendor/x86_64-apple-darwin/bin/codex',
+    'darwin-arm64': '@openai/codex-darwin-arm64/vendor/aarch64-apple-darwin/bin/codex',
+  };
+  const relative = native[`${process.platform}-${process.arch}`];
+  const candidate = relative && resolve(process.cwd(), 'node_modules', relative);
+  if (candidate && existsSync(candidate)) return candidate;
+  return createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+function hasReply(snapshot: Snapshot): boolean {
+  const last = snapshot.messages?.at(-1);
+  return last?.role === 'assistant' && (last.text ?? '') !== '';
+}
+
+/** The api over one keep-alive connection (no fetch/undici layer in the timed path). */
+class Client {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  call<T>(method: string, path: string, body: unknown): Promise<T> {
+    const payload = JSON.stringify(body);
+    return new Promise((done, fail) => {
+      const req = request(
+        new URL(path, this.baseUrl),
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const raw = Buffer.concat(chunks).toString();
+            if (res.statusCode !== 200) {
+              fail(new Error(`${method} ${path} answered HTTP ${res.statusCode}: ${raw}`));
+              return;
+            }
+            done((JSON.parse(raw) as { data: T }).data);
+          });
+          res.on('error', fail);
+        },
+      );
+      req.on('error', fail);
+      req.end(payload);
+    });
+  }
+
+  async agentAction(body: Record<string, unknown>): Promise<Snapshot> {
+    const snapshot = await this.call<Snapshot>('POST', '/api/v1/edge-agents', body);
+    if (snapshot.status !== 'ok') throw new Error(`${String(body.action)} answered ${snapshot.status}`);
+    return snapshot;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** One Codex session driven in this process through the edge's Codex driver. */
+class DirectCodex {
+  private session?: AgentSession;
+  private firstDeltaAt: number | undefined;
+  private completed: (() => void) | undefined;
+  private constructor(private readonly provider: FakeProvider) {}
+
+  static async open(provider: FakeProvider, dir: string, codexPath: string): Promise<DirectCodex> {
+    const codexHome = join(dir, 'direct-codex-home');
+    const project = join(dir, 'direct-project');
+    mkdirSync(project, { recursive: true });
+    await prepareCodexHome(codexHome, provider);
+    const proxy = `http://127.0.0.1:${provider.port}`;
+    // The same configuration the stack launcher gives the edge (stack/launcher.ts codexEnv).
+    const driver = createCodexDriver({
+      codexPath,
+      allowRoot: true,
+      codexHome,
+      environment: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LANG: process.env.LANG,
+        [FAKE_API_KEY_ENV]: 'fake-provider-key',
+        HTTPS_PROXY: proxy,
+        HTTP_PROXY: proxy,
+        NO_PROXY: '127.0.0.1,localhost',
+      },
+      envAllowList: [FAKE_API_KEY_ENV],
+    });
+    const { installations } = await driver.discover();
+    const installation = installations.find((entry) => entry.source === 'explicit');
+    if (!installation) throw new Error(`Codex at ${codexPath} was not discovered.`);
+    const direct = new DirectCodex(provider);
+    direct.session = await driver.open({
+      installation,
+      cwd: project,
+      saved: true,
+      onEvent: (event) => direct.onEvent(event),
+    });
+    return direct;
+  }
+
+  private onEvent(event: AgentEvent): void {
+    if (event.type === 'message_delta' && event.text !== '' && this.firstDeltaAt === undefined) {
+      this.firstDeltaAt = performance.now();
+    }
+    if (event.type === 'turn_completed') this.completed?.();
+  }
+
+  async turn(): Promise<DirectSample> {
+    const session = this.session;
+    if (!session) throw new Error('The direct Codex session is not open.');
+    this.provider.script({ kind: 'text', text: REPLY });
+    this.firstDeltaAt = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = new Promise<void>((done, fail) => {
+      this.completed = done;
+      timer = setTimeout(
+        () => fail(new Error('A direct Codex turn did not finish in time.')),
+        TURN_TIMEOUT_MS,
+      );
+    });
+    const started = performance.now();
+    try {
+      await session.startTurn({ text: PROMPT, permissionMode: 'read-only' });
+      const dispatch = performance.now() - started;
+      await finished;
+      if (this.firstDeltaAt === undefined) throw new Error('A direct Codex turn finished without a reply.');
+      return { dispatch, firstReply: this.firstDeltaAt - started };
+    } finally {
+      clearTimeout(timer);
+      this.completed = undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.session?.close();
+  }
+}
+
+/** One NATS request seen by the tap: its subject (ids replaced by `*`) and when it and its reply passed. */
+interface Hop {
+  subject: string;
+  start: number;
+  end: number;
+}
+
+/** ` (send)` for an edge_agent request (api → router, router → edge), else nothing. */
+function actionOf(data: Uint8Array): string {
+  try {
+    const body = JSON.parse(Buffer.from(data).toString()) as { request?: { action?: unknown } };
+    return typeof body.request?.action === 'string' ? ` (${body.request.action})` : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A passive NATS subscriber on the run's namespace and on every inbox: it sees each request and its
+ * reply as they pass through the server, so a send's time splits into its NATS hops without
+ * touching the services. Its clock is this process's performance.now(), the client's clock.
+ */
+class NatsTap {
+  private readonly pending = new Map<string, { subject: string; start: number }>();
+  readonly hops: Hop[] = [];
+
+  private constructor(private readonly nc: NatsConnection) {}
+
+  static async open(natsUrl: string, namespace: string): Promise<NatsTap> {
+    const nc = await connect({ servers: natsUrl.split(','), name: 'bench-codex-tap' });
+    const tap = new NatsTap(nc);
+    const label = (subject: string) =>
+      subject
+        .slice(namespace.length + 1)
+        .replace(/^edge\.[^.]+\./, 'edge.*.')
+        .replace(/^session\.[^.]+\./, 'session.*.');
+    nc.subscribe(`${namespace}.>`, {
+      callback: (error, msg) => {
+        if (error || !msg.reply) return;
+        const start = performance.now();
+        tap.pending.set(msg.reply, { subject: label(msg.subject) + actionOf(msg.data), start });
+      },
+    });
+    nc.subscribe('_INBOX.>', {
+      callback: (error, msg) => {
+        const request = error ? undefined : tap.pending.get(msg.subject);
+        if (!request) return;
+        tap.pending.delete(msg.subject);
+        tap.hops.push({ ...request, end: performance.now() });
+      },
+    });
+    await nc.flush();
+    return tap;
+  }
+
+  /** Hops that started and ended inside [from, to]; forgets everything older than `to`. */
+  take(from: number, to: number): Hop[] {
+    const inside = this.hops.filter((hop) => hop.start >= from && hop.end <= to);
+    this.hops.length = 0;
+    // Requests never answered (none expected) must not pile up over a long run.
+    if (this.pending.size > 1_000) this.pending.clear();
+    return inside;
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close();
+  }
+}
+
+/** Per hop subject over all sends: in how many it showed, its median duration and start offset. */
+function breakdown(sends: { hops: Hop[]; start: number }[]): {
+  subject: string;
+  per_send: number;
+  duration_ms_p50: number;
+  start_offset_ms_p50: number;
+}[] {
+  const bySubject = new Map<string, { counts: number[]; durations: number[]; offsets: number[] }>();
+  sends.forEach((send, index) => {
+    for (const hop of send.hops) {
+      const entry = bySubject.get(hop.subject) ?? {
+        counts: new Array<number>(sends.length).fill(0),
+        durations: [],
+        offsets: [],
+      };
+      entry.counts[index] = (entry.counts[index] ?? 0) + 1;
+      entry.durations.push(hop.end - hop.start);
+      entry.offsets.push(hop.start - send.start);
+      bySubject.set(hop.subject, entry);
+    }
+  });
+  return [...bySubject.entries()]
+    .map(([subject, entry]) => ({
+      subject,
+      per_send: entry.counts.reduce((sum, count) => sum + count, 0) / sends.length,
+      duration_ms_p50: median(entry.durations),
+      start_offset_ms_p50: median(entry.offsets),
+    }))
+    .sort((a, b) => a.start_offset_ms_p50 - b.start_offset_ms_p50);
+}
+
+/** The full stack with the demo edge on Codex, one session open through the api. */
+class TetherCodex {
+  readonly owner = `benchcodex${Date.now() % 100000}`;
+  stack?: Stack;
+  private database?: TestDatabase;
+  private client?: Client;
+  private base: Record<string, unknown> = {};
+  private tap?: NatsTap;
+
+  async up(dir: string, codexPath: string): Promise<void> {
+    const services = benchServices();
+    this.database = await createTestDatabase('benchcodex');
+    const project = join(dir, 'tether-project');
+    mkdirSync(project, { recursive: true });
+    this.stack = new Stack({
+      natsUrl: services.natsUrl,
+      redisUrl: services.redisUrl,
+      databaseUrl: this.database.url,
+      namespace: uniqueNamespace('benchcodex'),
+      httpHost: '127.0.0.1',
+      httpPort: await freePort(),
+      jwtSecret: BENCH_JWT_SECRET,
+      edgeSecret: BENCH_EDGE_SECRET,
+      demoOwner: this.owner,
+      agent: 'codex',
+      edgeDataDir: join(dir, 'edge'),
+      edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_CODEX_PATH: codexPath },
+      output: 'collect',
+      codexFakeProvider: true,
+    });
+    await this.stack.up();
+    this.tap = await NatsTap.open(services.natsUrl, this.stack.subjects.namespace);
+    this.client = new Client(this.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
+    const edgeId = this.stack.edge!.id;
+    const discovered = await this.client.agentAction({ edge_id: edgeId, action: 'discover' });
+    const installation = discovered.installations?.find((entry) => entry.kind === 'codex');
+    if (!installation) throw new Error('The edge discovered no Codex installation.');
+    const access = await this.client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+      name: 'bench codex',
+      kind: 'codex',
+      edge_id: edgeId,
+      installation_id: installation.id,
+      project,
+    });
+    const started = await this.client.agentAction({
+      edge_id: edgeId,
+      action: 'start',
+      access_id: access.id,
+      installation_id: installation.id,
+      project,
+    });
+    this.base = { edge_id: edgeId, access_id: access.id, session_id: started.session_id };
+  }
+
+  async turn(): Promise<TetherSample> {
+    const client = this.client;
+    const provider = this.stack?.fakeProvider;
+    if (!client || !provider || !this.tap) throw new Error('Tether is not up.');
+    provider.script({ kind: 'text', text: REPLY });
+    const deadline = Date.now() + TURN_TIMEOUT_MS;
+    const started = performance.now();
+    let snapshot = await client.agentAction({ ...this.base, action: 'send', text: PROMPT });
+    const dispatch = performance.now() - started;
+    const sendHops = this.tap.take(started, started + dispatch);
+    let firstReply = hasReply(snapshot) ? dispatch : undefined;
+    let watches = 0;
+    // Watch the way a browser does, until the turn is over (the next turn needs an idle session).
+    // An idle snapshot leaves `running` out.
+    while (snapshot.running === true) {
+      if (Date.now() > deadline) throw new Error('A turn through Tether did not finish in time.');
+      const cursor = String(snapshot.revision ?? 0);
+      snapshot = await client.agentAction({ ...this.base, action: 'watch', cursor });
+      if (firstReply === undefined) {
+        watches++;
+        if (hasReply(snapshot)) firstReply = performance.now() - started;
+      }
+    }
+    const timing = snapshot.turn_timing;
+    if (firstReply === undefined || timing?.dispatch_ms == null || timing.first_reply_ms == null) {
+      throw new Error('A turn through Tether finished without a reply or its timing.');
+    }
+    return {
+      dispatch,
+      firstReply,
+      edgeDispatch: timing.dispatch_ms,
+      edgeFirstReply: timing.first_reply_ms,
+      watches,
+      sendHops,
+      sendStart: started,
+    };
+  }
+
+  /** CPU seconds used so far by each service process. */
+  cpu(): Record<string, number | null> {
+    const names = ['api', 'router', 'edge', 'history'] as const;
+    return Object.fromEntries(names.map((name) => [name, cpuSecondsOf(this.stack?.pid(name))]));
+  }
+
+  async down(): Promise<void> {
+    this.client?.close();
+    await this.tap?.close();
+    if (this.stack) {
+      await this.stack.down();
+      await removeState(this.stack);
+    }
+    await this.database?.drop();
+  }
+}
+
+/** Deletes the run's stream and Redis keys (everything is prefixed with its namespace). */
+async function removeState(stack: Stack): Promise<void> {
+  const nc = await connect({ servers: stack.options.natsUrl.split(',') });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(stack.subjects.sessionsStream).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+  const redis = new Redis(stack.options.redisUrl, { lazyConnect: true });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${stack.subjects.namespace}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function row(label: string, summary: LatencySummary): (string | number)[] {
+  return [label, fixed(summary.p50), fixed(summary.p90), fixed(summary.p99), fixed(summary.max)];
+}
+
+export async function codex(options: BenchOptions): Promise<void> {
+  const turns = options.quick ? 10 : 40;
+  const machine = machineFacts();
+  const codexPath = codexBinary();
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-codex-')));
+  const tether = new TetherCodex();
+  let provider: FakeProvider | undefined;
+  let direct: DirectCodex | undefined;
+  try {
+    await tether.up(dir, codexPath);
+    provider = await startFakeProvider();
+    direct = await DirectCodex.open(provider, dir, codexPath);
+    console.log(
+      `B5 codex: ${turns} turns each way after ${WARMUP_TURNS} warm-up turns, alternating direct and through Tether; ` +
+        `reply of ${REPLY.length} characters in ${Math.ceil(REPLY.length / 12)} deltas; codex ${codexPath}.`,
+    );
+    const directSamples: DirectSample[] = [];
+    const tetherSamples: TetherSample[] = [];
+    let cpuBefore: Record<string, number | null> = {};
+    for (let index = 0; index < WARMUP_TURNS + turns; index++) {
+      if (index === WARMUP_TURNS) cpuBefore = tether.cpu();
+      // Alternate which side goes first so neither always follows the other's leftovers.
+      const order = index % 2 === 0 ? (['direct', 'tether'] as const) : (['tether', 'direct'] as const);
+      for (const side of order) {
+        if (side === 'direct') {
+          const sample = await direct.turn();
+          if (index >= WARMUP_TURNS) directSamples.push(sample);
+        } else {
+          const sample = await tether.turn();
+          if (index >= WARMUP_TURNS) tetherSamples.push(sample);
+        }
+        await wait(SETTLE_MS);
+      }
+    }
+    const cpuAfter = tether.cpu();
+    const cpuMsPerTurn = Object.fromEntries(
+      Object.entries(cpuAfter).map(([name, after]) => {
+        const before = cpuBefore[name];
+        return [name, after == null || before == null ? null : ((after - before) * 1000) / turns];
+      }),
+    );
+    if (provider.remaining !== 0 || (tether.stack?.fakeProvider?.remaining ?? 0) !== 0) {
+      throw new Error('Codex made a different number of provider requests than turns; the figures are off.');
+    }
+
+    const pick = <T>(samples: T[], value: (sample: T) => number): number[] => samples.map(value);
+    const directDispatch = pick(directSamples, (s) => s.dispatch);
+    const directFirst = pick(directSamples, (s) => s.firstReply);
+    const clientDispatch = pick(tetherSamples, (s) => s.dispatch);
+    const clientFirst = pick(tetherSamples, (s) => s.firstReply);
+    const clientFirstNoCoalesce = pick(tetherSamples, (s) => s.firstReply - WATCH_COALESCE_MS);
+    const sendOverhead = pick(tetherSamples, (s) => s.dispatch - s.edgeDispatch);
+    const estimatedFirst = pick(tetherSamples, (s) => s.edgeFirstReply + (s.dispatch - s.edgeDispatch));
+    const summaries = {
+      direct_dispatch_ms: summarize(directDispatch),
+      direct_first_reply_ms: summarize(directFirst),
+      tether_client_dispatch_ms: summarize(clientDispatch),
+      tether_edge_dispatch_ms: summarize(pick(tetherSamples, (s) => s.edgeDispatch)),
+      tether_client_first_reply_ms: summarize(clientFirst),
+      tether_client_first_reply_minus_coalesce_ms: summarize(clientFirstNoCoalesce),
+      tether_edge_first_reply_ms: summarize(pick(tetherSamples, (s) => s.edgeFirstReply)),
+      tether_first_reply_estimate_ms: summarize(estimatedFirst),
+      tether_send_http_overhead_ms: summarize(sendOverhead),
+    };
+    const added = (through: number[], base: number[]) => {
+      const a = summarize(through);
+      const b = summarize(base);
+      return {
+        p50_ms: a.p50 - b.p50,
+        p99_ms: a.p99 - b.p99,
+        // Turn i of one side ran right beside turn i of the other: the median of those differences.
+        paired_median_ms: median(through.map((value, index) => value - (base[index] ?? Number.NaN))),
+      };
+    };
+    const addedFigures = {
+      dispatch: added(clientDispatch, directDispatch),
+      first_reply_client_watch: added(clientFirst, directFirst),
+      first_reply_client_watch_minus_coalesce: added(clientFirstNoCoalesce, directFirst),
+      first_reply_estimate_without_coalesce: added(estimatedFirst, directFirst),
+    };
+    const sendBreakdown = breakdown(tetherSamples.map((s) => ({ hops: s.sendHops, start: s.sendStart })));
+    const watchesBeforeReply = median(pick(tetherSamples, (s) => s.watches));
+    const result = {
+      turns,
+      warmup_turns: WARMUP_TURNS,
+      reply_chars: REPLY.length,
+      deltas_per_reply: Math.ceil(REPLY.length / 12),
+      settle_ms: SETTLE_MS,
+      codex_binary: codexPath,
+      watch_coalesce_ms: WATCH_COALESCE_MS,
+      latency: summaries,
+      added: addedFigures,
+      watches_before_reply_median: watchesBeforeReply,
+      cpu_ms_per_tether_turn: cpuMsPerTurn,
+      send_hops: sendBreakdown,
+      samples: {
+        direct: directSamples,
+        tether: tetherSamples.map(({ sendHops: _hops, sendStart: _start, ...rest }) => rest),
+      },
+      note:
+        'Direct and Tether turns alternate. Tether client dispatch = HTTP send round trip (the edge answers once startTurn resolved); ' +
+        'client first reply = send → first watch reply with non-empty assistant text (watch loop started after the send answered; ' +
+        `each watch reply waits WATCH_COALESCE_MS = ${WATCH_COALESCE_MS} ms after waking). ` +
+        'first_reply_estimate = edge turn_timing.first_reply_ms + (client send round trip − edge dispatch_ms): the reply as a client would see it with no coalescing pause.',
+      target: { added_p50_ms: TARGET_ADDED_P50_MS },
+      target_met: {
+        dispatch: addedFigures.dispatch.p50_ms <= TARGET_ADDED_P50_MS,
+        first_reply_client_watch: addedFigures.first_reply_client_watch.p50_ms <= TARGET_ADDED_P50_MS,
+        first_reply_estimate_without_coalesce:
+          addedFigures.first_reply_estimate_without_coalesce.p50_ms <= TARGET_ADDED_P50_MS,
+      },
+    };
+    const path = writeResult('codex', machine, result);
+
+    console.log(
+      '\n' +
+        table(
+          ['measure', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
+          [
+            row('direct dispatch (startTurn)', summaries.direct_dispatch_ms),
+            row('direct first reply (first message_delta)', summaries.direct_first_reply_ms),
+            row('Tether dispatch, client (send round trip)', summaries.tether_client_dispatch_ms),
+            row('Tether dispatch, edge turn_timing', summaries.tether_edge_dispatch_ms),
+            row('Tether send HTTP overhead (client − edge)', summaries.tether_send_http_overhead_ms),
+            row('Tether first reply, client (watch)', summaries.tether_client_first_reply_ms),
+            row(
+              `  same minus WATCH_COALESCE_MS (${WATCH_COALESCE_MS})`,
+              summaries.tether_client_first_reply_minus_coalesce_ms,
+            ),
+            row('Tether first reply, edge turn_timing', summaries.tether_edge_first_reply_ms),
+            row('Tether first reply, edge + send overhead', summaries.tether_first_reply_estimate_ms),
+          ],
+        ),
+    );
+    const addedRow = (
+      label: string,
+      figure: { p50_ms: number; p99_ms: number; paired_median_ms: number },
+    ) => [
+      label,
+      fixed(figure.p50_ms),
+      fixed(figure.p99_ms),
+      fixed(figure.paired_median_ms),
+      figure.p50_ms <= TARGET_ADDED_P50_MS ? 'met' : 'missed',
+    ];
+    console.log(
+      '\n' +
+        table(
+          [
+            'added by Tether (through − direct)',
+            'p50 ms',
+            'p99 ms',
+            'paired median ms',
+            `p50 ≤ ${TARGET_ADDED_P50_MS} ms`,
+          ],
+          [
+            addedRow('dispatch (client send)', addedFigures.dispatch),
+            addedRow('first reply, client watch', addedFigures.first_reply_client_watch),
+            addedRow(
+              'first reply, watch minus coalesce',
+              addedFigures.first_reply_client_watch_minus_coalesce,
+            ),
+            addedRow('first reply, edge + send overhead', addedFigures.first_reply_estimate_without_coalesce),
+          ],
+        ),
+    );
+    console.log(
+      '\nNATS requests during a send (passive tap; offset from the client issuing the send):\n' +
+        table(
+          ['subject', 'per send', 'start offset p50 ms', 'duration p50 ms'],
+          sendBreakdown.map((hop) => [
+            hop.subject,
+            fixed(hop.per_send, 1),
+            fixed(hop.start_offset_ms_p50),
+            fixed(hop.duration_ms_p50),
+          ]),
+        ),
+    );
+    console.log(
+      `\nService CPU ms per Tether turn: ${Object.entries(cpuMsPerTurn)
+        .map(([name, value]) => `${name} ${value == null ? '-' : fixed(value, 1)}`)
+        .join(', ')} (the direct turns in between add only heartbeats). ` +
+        `Median watches before the reply showed: ${watchesBeforeReply}. Result: ${path}`,
+    );
+  } catch (error) {
+    if (tether.stack) console.error(tether.stack.output().split('\n').slice(-60).join('\n'));
+    throw error;
+  } finally {
+    await direct?.close();
+    await provider?.stop();
+    await tether.down();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
