@@ -67,6 +67,18 @@ export interface JournalEntry {
   access_id?: string;
   epoch: string;
   revision: number;
+  /**
+   * The journal position inside `epoch`, assigned by the router (the single sequencer): 1 for an
+   * epoch's first row, then +1 per row with no gaps and no reuse. Absent on entries written
+   * before the structured journal (history then stores the snapshot only).
+   */
+  sequence?: number;
+  /**
+   * The stream sequence of the previous message on this session's journal subject (0 for the
+   * first), i.e. the expected-last-subject-sequence the router published under. History applies
+   * rows in this chain order even when JetStream redelivers them out of order.
+   */
+  prev_stream_seq?: number;
   /** Snapshot with live-only fields removed (approvals, input requests, catalogs). */
   snapshot: EdgeAgentResult;
   emitted_at: number;

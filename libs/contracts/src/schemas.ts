@@ -406,6 +406,8 @@ export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
   access_id: internalIdSchema.optional(),
   epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
   revision: countSchema,
+  sequence: z.int().min(1).optional(),
+  prev_stream_seq: countSchema.optional(),
   snapshot: edgeAgentResultSchema,
   emitted_at: timestampSchema,
   recorded_at: timestampSchema,

@@ -60,7 +60,7 @@ describe('router session updates', () => {
       }),
     });
     const ack = await send(update);
-    expect(ack).toMatchObject({ ok: true, sequence: 2, duplicate: false });
+    expect(ack).toMatchObject({ ok: true, sequence: 1, duplicate: false });
 
     const message = await jsm.streams.getMessage(suite.subjects.sessionsStream, {
       last_by_subj: suite.subjects.sessionJournal(sid),

@@ -94,6 +94,9 @@ export class AccessesRepository {
       });
       await tx.sessionHistoryPage.deleteMany({ where: scope });
       await tx.journalRow.deleteMany({ where: scope });
+      // The reduced journal state goes with the rows it was folded from.
+      await tx.journalItem.deleteMany({ where: scope });
+      await tx.journalState.deleteMany({ where: scope });
       return access;
     });
   }

@@ -110,6 +110,9 @@ export class ArchiveRepository {
       }
       await tx.sessionHistoryPage.deleteMany({ where: key });
       await tx.journalRow.deleteMany({ where: key });
+      // The reduced journal state goes with the rows it was folded from.
+      await tx.journalItem.deleteMany({ where: key });
+      await tx.journalState.deleteMany({ where: key });
       return before;
     });
   }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Encryption of history at rest (reference §4 "Encryption"): AES-256-GCM with the row's scope
@@ -14,6 +14,8 @@ const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 /** HKDF context of key version 1; a new context derives an unrelated key from the same secret. */
 const KEY_CONTEXT_V1 = 'tether-history-at-rest-v1';
+/** HKDF context of the digest key: change detection must not reuse the encryption key. */
+const DIGEST_CONTEXT_V1 = 'tether-history-digest-v1';
 /** Fixed salt: the secret is already high-entropy; the context separates uses. */
 const KEY_SALT = 'tether-history';
 
@@ -42,13 +44,25 @@ export const Aad = {
   page: (s: CipherScope, window: number) => `${Aad.payload(s)}/page/${window}`,
   journal: (s: CipherScope, epoch: string, revision: bigint) =>
     `${Aad.payload(s)}/journal/${epoch}/${revision}`,
+  /** A render item of the reduced journal state; the id is bounded and '/'-free by construction. */
+  item: (s: CipherScope, itemId: string) => `${Aad.payload(s)}/item/${itemId}`,
 };
 
 export class HistoryCipher {
   private readonly key: Buffer;
+  private readonly digestKey: Buffer;
 
   constructor(secret: string) {
     this.key = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES));
+    this.digestKey = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, DIGEST_CONTEXT_V1, KEY_BYTES));
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA256, hex) of a stored value under its scope: equal values compare
+   * equal without decryption, and nobody without the key can confirm a guessed plaintext.
+   */
+  digest(plaintext: string, aad: string): string {
+    return createHmac('sha256', this.digestKey).update(aad).update('\0').update(plaintext).digest('hex');
   }
 
   encrypt(plaintext: string, aad: string): Uint8Array<ArrayBuffer> {

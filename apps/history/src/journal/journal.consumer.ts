@@ -18,6 +18,7 @@ import {
 import { recordHistoryWrite } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { JournalOutOfOrderError } from './journal.repository.js';
 import { JournalService, UnstorableEntryError } from './journal.service.js';
 
 /** How long JetStream waits for an ack before redelivering: one save is a short transaction. */
@@ -25,6 +26,12 @@ const JOURNAL_ACK_WAIT_NS = 30 * 1_000_000_000;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
+/**
+ * A row whose predecessor on the subject is not applied yet waits this many deliveries (about
+ * 8 s with the doubling delay) for it; then the predecessor is given up on and the row applies
+ * with a gap, which `after` reads answer with `journal_gap` instead of a silently wrong timeline.
+ */
+const ORDER_WAIT_DELIVERIES = 6;
 
 /** Why a message can never be stored; anything else is worth another attempt. */
 function permanentReason(error: unknown): string | null {
@@ -115,7 +122,10 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       if (this.subjects.sessionIdOf(msg.subject) !== entry.data.session_id) {
         throw new UnstorableEntryError('session_id does not match the subject');
       }
-      await this.journal.persist(entry.data);
+      await this.journal.persist(entry.data, {
+        streamSeq: msg.seq,
+        force: msg.info.deliveryCount >= ORDER_WAIT_DELIVERIES,
+      });
       recordHistoryWrite(performance.now() - started, 'stored');
       msg.ack();
     } catch (error) {
@@ -129,6 +139,11 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         return;
       }
       const delay = nakDelay(msg.info.deliveryCount);
+      if (error instanceof JournalOutOfOrderError) {
+        this.logger.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
+        msg.nak(delay);
+        return;
+      }
       this.logger.warn(
         `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${msg.info.deliveryCount}), retrying in ${delay} ms: ${(error as Error).message}`,
       );

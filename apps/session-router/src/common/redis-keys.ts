@@ -9,6 +9,14 @@ export class RedisKeys {
   epoch(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:epoch`;
   }
+  /** The journal sequence of the session's last row (inside the epoch): a cache of the stream. */
+  sequence(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:seq`;
+  }
+  /** The stream sequence of the session's last journal message: the expected-last-subject-sequence. */
+  streamSequence(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:jsseq`;
+  }
   meta(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:meta`;
   }

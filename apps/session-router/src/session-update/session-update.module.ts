@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { JournalStream } from './journal-stream.js';
 import { SessionUpdateHandler } from './session-update.handler.js';
 import { SessionUpdateRepository } from './session-update.repository.js';
 import { SessionUpdateService } from './session-update.service.js';
 
 @Module({
   controllers: [SessionUpdateHandler],
-  providers: [SessionUpdateRepository, SessionUpdateService],
+  providers: [JournalStream, SessionUpdateRepository, SessionUpdateService],
 })
 export class SessionUpdateModule {}

@@ -5,9 +5,20 @@ import { LuaScript } from '../common/lua-script.js';
 import { RedisKeys } from '../common/redis-keys.js';
 import { REDIS } from '../common/tokens.js';
 
-export interface SessionState {
+/** Where a session's journal stands: epoch, last row's sequence and its stream sequence. */
+export interface JournalHead {
+  epoch: string;
+  /** Sequence of the last row in `epoch` (0: the epoch has no row yet). */
+  sequence: number;
+  /** JetStream sequence of the last message on the session's journal subject (0: none). */
+  streamSequence: number;
+  /** Edge revision of the last row, or null when unknown (a fresh epoch with no row). */
   revision: number | null;
-  epoch: string | null;
+}
+
+export interface SessionState {
+  /** Null when Redis lost (or never had) any part of the head: re-seed it from the stream. */
+  head: JournalHead | null;
   owner?: string;
   edge?: string;
 }
@@ -21,27 +32,30 @@ export interface SessionMeta {
   created: number;
 }
 
-/** Returns the session's epoch, creating it from ARGV[1] when missing. */
-const ENSURE_EPOCH = new LuaScript(`
-local epoch = redis.call('GET', KEYS[1])
-if epoch then return epoch end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return ARGV[1]
-`);
-
 /**
- * Raises the revision only forward and, with it, the session meta (a stale update must not undo
- * a newer running/closed state). Returns 1 when Redis already had this revision or a newer one.
+ * Moves the cached journal head forward. The stream sequence orders heads across epochs (it only
+ * grows), so a head older than the cached one (a slow replica, a racing re-seed) changes nothing.
+ * The edge revision is raised only forward and, with it, the session meta (a stale update must
+ * not undo a newer running/closed state). Returns 1 when the revision did not move.
  */
-const COMMIT = new LuaScript(`
+const ADVANCE = new LuaScript(`
+local cached = tonumber(redis.call('GET', KEYS[5]) or '-1')
+local missing = redis.call('EXISTS', KEYS[3]) == 0 or redis.call('EXISTS', KEYS[4]) == 0
+if missing or tonumber(ARGV[3]) > cached then
+  redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
+  redis.call('SET', KEYS[4], ARGV[2], 'PX', ARGV[5])
+  redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[5])
+end
+if ARGV[4] == '' then return 1 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
-if tonumber(ARGV[1]) <= current then return 1 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'access', ARGV[4], 'edge', ARGV[5],
-  'running', ARGV[6], 'closed', ARGV[7])
-redis.call('HSETNX', KEYS[2], 'created', ARGV[8])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
+if tonumber(ARGV[4]) <= current then return 1 end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[2], 'owner', ARGV[6], 'access', ARGV[7], 'edge', ARGV[8],
+    'running', ARGV[9], 'closed', ARGV[10])
+  redis.call('HSETNX', KEYS[2], 'created', ARGV[11])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
 return 0
 `);
 
@@ -55,42 +69,59 @@ export class SessionUpdateRepository {
   async state(sessionId: string): Promise<SessionState> {
     const results = (await this.redis
       .pipeline()
-      .get(this.keys.revision(sessionId))
-      .get(this.keys.epoch(sessionId))
+      .mget(
+        this.keys.revision(sessionId),
+        this.keys.epoch(sessionId),
+        this.keys.sequence(sessionId),
+        this.keys.streamSequence(sessionId),
+      )
       .hmget(this.keys.meta(sessionId), 'owner', 'edge')
       .exec()) as [Error | null, unknown][];
     for (const [error] of results) if (error) throw error;
-    const revision = results[0]?.[1] as string | null;
-    const epoch = results[1]?.[1] as string | null;
-    const [owner, edge] = (results[2]?.[1] ?? []) as (string | null)[];
-    return {
-      revision: revision === null ? null : Number(revision),
-      epoch,
-      owner: owner ?? undefined,
-      edge: edge ?? undefined,
-    };
+    const [revision, epoch, sequence, streamSequence] = (results[0]?.[1] ?? []) as (string | null)[];
+    const [owner, edge] = (results[1]?.[1] ?? []) as (string | null)[];
+    const head =
+      epoch &&
+      sequence !== null &&
+      sequence !== undefined &&
+      streamSequence !== null &&
+      streamSequence !== undefined
+        ? {
+            epoch,
+            sequence: Number(sequence),
+            streamSequence: Number(streamSequence),
+            revision: revision === null || revision === undefined ? null : Number(revision),
+          }
+        : null;
+    return { head, owner: owner ?? undefined, edge: edge ?? undefined };
   }
 
-  async ensureEpoch(sessionId: string, candidate: string): Promise<string> {
-    return String(
-      await ENSURE_EPOCH.run(this.redis, [this.keys.epoch(sessionId)], [candidate, SESSION_STATE_TTL_MS]),
-    );
-  }
-
-  /** True when Redis already had this revision or a newer one. */
-  async commit(sessionId: string, revision: number, meta: SessionMeta): Promise<boolean> {
-    const duplicate = await COMMIT.run(
+  /**
+   * Caches `head` (from a publish just stored, or re-seeded from the stream) and, when `meta` is
+   * given, the session meta with it. True when Redis already had this revision or a newer one.
+   */
+  async advance(sessionId: string, head: JournalHead, meta?: SessionMeta): Promise<boolean> {
+    const duplicate = await ADVANCE.run(
       this.redis,
-      [this.keys.revision(sessionId), this.keys.meta(sessionId), this.keys.epoch(sessionId)],
       [
-        revision,
+        this.keys.revision(sessionId),
+        this.keys.meta(sessionId),
+        this.keys.epoch(sessionId),
+        this.keys.sequence(sessionId),
+        this.keys.streamSequence(sessionId),
+      ],
+      [
+        head.epoch,
+        head.sequence,
+        head.streamSequence,
+        head.revision ?? '',
         SESSION_STATE_TTL_MS,
-        meta.owner,
-        meta.access,
-        meta.edge,
-        meta.running ? '1' : '0',
-        meta.closed ? '1' : '0',
-        meta.created,
+        meta?.owner ?? '',
+        meta?.access ?? '',
+        meta?.edge ?? '',
+        meta?.running ? '1' : '0',
+        meta?.closed ? '1' : '0',
+        meta?.created ?? 0,
       ],
     );
     return duplicate === 1;

@@ -1,0 +1,104 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import {
+  jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { journalEntrySchema, type JournalEntry, type Subjects } from '#contracts';
+import { NATS_CONNECTION, decodeJson, encodeJson, ensureSessionsStream, traceHeaders } from '#messaging';
+import { SUBJECTS } from '../common/tokens.js';
+
+/** How long the router waits for JetStream to store a journal entry before the edge retries. */
+const JOURNAL_PUBLISH_TIMEOUT_MS = 5_000;
+
+/** The last message on a session's journal subject, as the re-seed needs it. */
+export interface LastJournalMessage {
+  streamSequence: number;
+  /** Null when the message is not a readable entry (then its position is all we know). */
+  entry: JournalEntry | null;
+}
+
+export type PublishOutcome =
+  | { kind: 'stored'; streamSequence: number }
+  /** JetStream already held this message id: another replica (or an earlier try) stored it. */
+  | { kind: 'duplicate'; streamSequence: number }
+  /** Someone else appended to the subject first: the head moved, re-read it. */
+  | { kind: 'moved' };
+
+/**
+ * The session journal in JetStream: appends guarded by the expected last subject sequence (so
+ * two replicas can never both write one position: one wins, the other re-reads), and the read
+ * of a subject's last message that re-seeds Redis (ARCHITECTURE invariants 1 and 2).
+ */
+@Injectable()
+export class JournalStream implements OnModuleInit {
+  private js!: JetStreamClient;
+  private jsm!: JetStreamManager;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.jsm = await ensureSessionsStream(this.nc, this.subjects);
+    this.js = jetstream(this.nc);
+  }
+
+  async append(
+    entry: JournalEntry,
+    msgId: string,
+    expectedLastSubjectSequence: number,
+  ): Promise<PublishOutcome> {
+    try {
+      const ack = await this.js.publish(this.subjects.sessionJournal(entry.session_id), encodeJson(entry), {
+        msgID: msgId,
+        timeout: JOURNAL_PUBLISH_TIMEOUT_MS,
+        headers: traceHeaders(),
+        expect: { lastSubjectSequence: expectedLastSubjectSequence },
+      });
+      return { kind: ack.duplicate ? 'duplicate' : 'stored', streamSequence: ack.seq };
+    } catch (error) {
+      if (isWrongLastSequence(error)) return { kind: 'moved' };
+      throw error;
+    }
+  }
+
+  /** The subject's last message, or null when the stream holds none for this session. */
+  async last(sessionId: string): Promise<LastJournalMessage | null> {
+    let message;
+    try {
+      message = await this.jsm.streams.getMessage(this.subjects.sessionsStream, {
+        last_by_subj: this.subjects.sessionJournal(sessionId),
+      });
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return null;
+      throw error;
+    }
+    if (!message) return null;
+    return { streamSequence: message.seq, entry: readableEntry(message.data, message.subject) };
+  }
+}
+
+/** The entry, or null when the message is not JSON or not an entry. */
+function readableEntry(data: Uint8Array, subject: string): JournalEntry | null {
+  try {
+    const parsed = journalEntrySchema.safeParse(decodeJson(data, subject));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function isWrongLastSequence(error: unknown): boolean {
+  if (error instanceof JetStreamApiError) {
+    return (
+      error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown
+    );
+  }
+  return error instanceof Error && /wrong last sequence/i.test(error.message);
+}

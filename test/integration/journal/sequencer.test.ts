@@ -1,0 +1,234 @@
+// Invariants 1–3 of ARCHITECTURE.md on the real chain: several router replicas sequence one
+// session's journal with no gap and no reuse; a Redis that loses everything (FLUSHALL on a
+// private redis-server, never the shared one) is re-seeded from the stream so the epoch continues,
+// and when the stream cannot tell, the epoch rolls; history folds every row into the reduced
+// state (render items with revisions and tombstones) in the subject's order.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { jest } from '@jest/globals';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Redis } from 'ioredis';
+import { edgeToken, result, type EdgeAgentResult, type JournalEntry, type SessionUpdate } from '#contracts';
+import { decodeJson, requestService } from '#messaging';
+import { freePort, testServices } from '#test-support';
+import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
+import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import {
+  HARNESS_TIMEOUT_MS,
+  SLOW_TEST_TIMEOUT_MS,
+  sessionId,
+  startHarness,
+  type HistoryHarness,
+} from '../history/history-harness.js';
+
+jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
+
+const ROUTER_SECRET = 'journal-suite-edge-secret-0123456789';
+const OWNER = 'journal-owner';
+const REPLICAS = 3;
+/** How long the private redis-server may take to accept connections. */
+const REDIS_BOOT_TIMEOUT_MS = 10_000;
+
+async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + REDIS_BOOT_TIMEOUT_MS;
+  for (;;) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      await probe.quit();
+      return { url, process: child };
+    } catch {
+      probe.disconnect();
+      if (Date.now() > deadline) throw new Error('Private redis-server did not start.');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe('journal sequencer', () => {
+  let h: HistoryHarness;
+  let redis: { url: string; process: ChildProcess };
+  let admin: Redis;
+  let jsm: JetStreamManager;
+  const routers: RunningRouter[] = [];
+  let edgeId: string;
+  let accessId: string;
+
+  beforeAll(async () => {
+    h = await startHarness('jseq');
+    redis = await startPrivateRedis();
+    admin = new Redis(redis.url);
+    const services = await testServices();
+    for (let i = 0; i < REPLICAS; i += 1) {
+      routers.push(
+        await startRouter(
+          loadRouterConfig({
+            TETHER_NATS_URL: services.natsUrl,
+            TETHER_REDIS_URL: redis.url,
+            TETHER_NAMESPACE: h.subjects.namespace,
+            TETHER_EDGE_SECRET: ROUTER_SECRET,
+            TETHER_LOG_LEVEL: 'error',
+            TETHER_METRICS_PORT: '0',
+          }),
+        ),
+      );
+    }
+    jsm = await jetstreamManager(h.nc);
+    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
+    accessId = (
+      await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
+      })
+    ).access.id;
+  }, HARNESS_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.allSettled(routers.map((router) => router.close()));
+    await admin?.quit().catch(() => undefined);
+    redis?.process.kill('SIGTERM');
+    await h?.close();
+  }, HARNESS_TIMEOUT_MS);
+
+  const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate => ({
+    edge_id: edgeId,
+    edge_token: edgeToken(ROUTER_SECRET, edgeId),
+    actor_id: OWNER,
+    access_id: accessId,
+    session_id: sid,
+    revision,
+    emitted_at: Date.now(),
+    snapshot: result('ok', { session_id: sid, revision, ...snapshot }),
+  });
+  const send = (u: SessionUpdate) =>
+    requestService(h.nc, h.subjects, 'routerSessionUpdate', u, { timeoutMs: 10_000 });
+
+  /** Every journal message of a session, in stream order. */
+  async function streamEntries(sid: string): Promise<{ seq: number; entry: JournalEntry }[]> {
+    const info = await jsm.streams.info(h.subjects.sessionsStream);
+    const out: { seq: number; entry: JournalEntry }[] = [];
+    const subject = h.subjects.sessionJournal(sid);
+    // The suite's stream is small: walk it and keep this session's messages.
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+      const message = await jsm.streams.getMessage(h.subjects.sessionsStream, { seq }).catch(() => null);
+      if (!message || message.subject !== subject) continue;
+      out.push({ seq: message.seq, entry: decodeJson<JournalEntry>(message.data) });
+    }
+    return out;
+  }
+
+  function expectContiguous(entries: { seq: number; entry: JournalEntry }[]) {
+    let previousSeq = 0;
+    let expected = 1;
+    let epoch = entries[0]?.entry.epoch;
+    for (const { seq, entry } of entries) {
+      if (entry.epoch !== epoch) {
+        epoch = entry.epoch;
+        expected = 1;
+      }
+      expect(entry.sequence).toBe(expected);
+      expect(entry.prev_stream_seq).toBe(previousSeq);
+      previousSeq = seq;
+      expected += 1;
+    }
+  }
+
+  it('sequences racing updates from several replicas with no gap and no reuse', async () => {
+    const sid = sessionId();
+    // Each revision is sent to every replica at once (an edge retrying across replicas), and
+    // revisions overlap with each other.
+    const acks = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => i + 1).flatMap((revision) =>
+        Array.from({ length: REPLICAS }, () =>
+          send(update(sid, revision, { messages: [{ role: 'user', text: `m${revision}` }] })),
+        ),
+      ),
+    );
+    expect(new Set(acks.map((ack) => ack.epoch)).size).toBe(1);
+    const entries = await streamEntries(sid);
+    expectContiguous(entries);
+    // Each stored row has its own revision: nothing journaled twice.
+    const revisions = entries.map(({ entry }) => entry.revision);
+    expect(new Set(revisions).size).toBe(revisions.length);
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+  });
+
+  it('continues the epoch with no gap after FLUSHALL, and rolls it when the stream cannot tell', async () => {
+    const sid = sessionId();
+    const first = await send(update(sid, 1));
+    await send(update(sid, 2));
+    await admin.flushall();
+    const afterFlush = await send(update(sid, 3));
+    expect(afterFlush).toMatchObject({ epoch: first.epoch, sequence: 3, duplicate: false });
+    // The re-seeded head also remembers the last revision: a retry is still a duplicate.
+    await admin.flushall();
+    expect(await send(update(sid, 3))).toMatchObject({ epoch: first.epoch, sequence: 3, duplicate: true });
+    expectContiguous(await streamEntries(sid));
+
+    // Nothing left to re-seed from (the subject purged, Redis flushed): a new epoch, never a gap.
+    await jsm.streams.purge(h.subjects.sessionsStream, { filter: h.subjects.sessionJournal(sid) });
+    await admin.flushall();
+    const rolled = await send(update(sid, 4));
+    expect(rolled.epoch).not.toBe(first.epoch);
+    expect(rolled.sequence).toBe(1);
+  });
+
+  it('folds rows into render items with revisions and tombstones in history', async () => {
+    const sid = sessionId();
+    await send(update(sid, 1, { messages: [{ role: 'user', text: 'hi' }] }));
+    await send(
+      update(sid, 2, {
+        messages: [
+          { role: 'user', text: 'hi' },
+          { role: 'assistant', text: 'wor' },
+        ],
+        activities: [{ id: 'c1', kind: 'command', status: 'running' }],
+      }),
+    );
+    await send(
+      update(sid, 3, {
+        messages: [
+          { role: 'user', text: 'hi' },
+          { role: 'assistant', text: 'working' },
+        ],
+      }),
+    );
+    const last = await streamEntries(sid);
+    await h.caughtUp(last[last.length - 1]!.seq);
+    const items = await h.db.query<{ item_id: string; revision: number; sequence: string; deleted: boolean }>(
+      'SELECT item_id, revision, sequence, deleted FROM journal_items WHERE session_id = $1 ORDER BY item_id',
+      [sid],
+    );
+    expect(items.rows).toEqual([
+      { item_id: 'a:0:c1', revision: 2, sequence: '2', deleted: true },
+      { item_id: 'm:0:0', revision: 1, sequence: '1', deleted: false },
+      { item_id: 'm:0:1', revision: 2, sequence: '2', deleted: false },
+    ]);
+    const state = await h.db.query('SELECT epoch, head_sequence FROM journal_states WHERE session_id = $1', [
+      sid,
+    ]);
+    expect(state.rows).toEqual([{ epoch: last[0]!.entry.epoch, head_sequence: '3' }]);
+    const rows = await h.db.query<{ sequence: string; touched: string[] }>(
+      'SELECT sequence, touched FROM journal WHERE session_id = $1 ORDER BY sequence',
+      [sid],
+    );
+    expect(rows.rows).toEqual([
+      { sequence: '1', touched: ['m:0:0'] },
+      { sequence: '2', touched: ['m:0:1', 'a:0:c1'] },
+      { sequence: '3', touched: ['m:0:1', 'a:0:c1'] },
+    ]);
+    // Content is ciphertext at rest.
+    const raw = await h.db.query<{ body: Buffer }>(
+      `SELECT body FROM journal_items WHERE session_id = $1 AND item_id = 'm:0:1'`,
+      [sid],
+    );
+    expect(raw.rows[0]!.body.toString('latin1')).not.toContain('working');
+  });
+});
