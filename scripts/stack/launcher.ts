@@ -14,7 +14,7 @@ import {
   type ConnectorListReply,
   type PresenceReply,
 } from '#contracts';
-import { requestService } from '#messaging';
+import { requestJson, requestService } from '#messaging';
 import {
   FAKE_API_KEY_ENV,
   prepareCodexHome,
@@ -282,12 +282,18 @@ export class Stack {
     });
   }
 
-  /** The demo edge is online (its heartbeat reached a router). */
+  /** The demo edge serves requests and is online (its heartbeat reached a router). */
   async edgeReady(): Promise<void> {
     const nc = await this.nats();
     const id = this.edge?.id;
     if (!id) throw new Error('The demo edge is not enrolled yet.');
+    // The edge process itself answers edge_agent_v1 (an empty request is refused, which is an
+    // answer): presence alone could still be the heartbeat of an edge process that just stopped.
     await this.until('demo edge', 'edge', async () => {
+      await requestJson(nc, this.subjects.edgeRpc(id), {}, { timeoutMs: 1_000 });
+      return true;
+    });
+    await this.until('demo edge presence', 'edge', async () => {
       const reply: PresenceReply = await requestService(
         nc,
         this.subjects,

@@ -1,0 +1,156 @@
+// Resume across an edge restart, over HTTP only: the router injects the seed from history, the
+// restarted edge finds its binding file and relaunches the native thread, and the conversation
+// goes on with the revision continuing from the seed (reference §2.3 resume, §7
+// TestNativeBindingSurvivesBridgeRestart).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import {
+  ApiClient,
+  createTestDatabase,
+  freePort,
+  signToken,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
+import { Stack } from '../../scripts/stack/launcher.js';
+
+jest.setTimeout(120_000);
+
+const JWT_SECRET = 'e2e-resume-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-resume-edge-secret-0123456789';
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  closed?: boolean;
+  archived?: boolean;
+  messages?: { role: string; text?: string }[];
+  installations?: { id: string; kind: string }[];
+}
+
+let database: TestDatabase;
+let stack: Stack;
+let projectDir: string;
+let edgeDir: string;
+const owner = `res${Date.now() % 100000}`;
+let alice: ApiClient;
+
+beforeAll(async () => {
+  const services = await testServices();
+  database = await createTestDatabase('e2eresume');
+  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-resume-project-'));
+  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-resume-edge-'));
+  stack = new Stack({
+    natsUrl: services.natsUrl,
+    redisUrl: services.redisUrl,
+    databaseUrl: database.url,
+    namespace: uniqueNamespace('e2eresume'),
+    httpHost: '127.0.0.1',
+    httpPort: await freePort(),
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    demoOwner: owner,
+    agent: 'scripted',
+    edgeDataDir: edgeDir,
+    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1' },
+    output: 'collect',
+  });
+  try {
+    await stack.up();
+  } catch (error) {
+    await stack.down();
+    throw error;
+  }
+  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+});
+
+afterAll(async () => {
+  await stack?.down();
+  await database?.drop();
+  rmSync(projectDir, { recursive: true, force: true });
+  rmSync(edgeDir, { recursive: true, force: true });
+});
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  throw new Error(`${what} did not happen within 30 s\n${stack.output()}`);
+}
+
+test('a session resumes on the restarted edge with its history and a continuing revision', async () => {
+  const edgeId = stack.edge!.id;
+  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
+  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'resume',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation.id,
+    project: projectDir,
+  });
+  const accessId = created.body.data!.id;
+  const started = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installation.id,
+    project: projectDir,
+  });
+  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id! };
+  expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: 'before the restart' })).status).toBe(
+    'ok',
+  );
+
+  // The finished turn, stored by history: the revision the seed will carry.
+  const finished = await eventually('the first turn to finish', async () => {
+    const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+    return polled.running || polled.messages?.length !== 2 ? undefined : polled;
+  });
+  await eventually('history to hold the finished turn', async () => {
+    const listed = await alice.agent<{ sessions?: { session_id: string; title?: string }[] }>({
+      edge_id: edgeId,
+      action: 'sessions',
+      access_id: accessId,
+    });
+    return listed.sessions?.some((session) => session.session_id === base.session_id) ? true : undefined;
+  });
+
+  // A new edge process knows nothing of the session but its binding file.
+  await stack.kill('edge', 'SIGTERM');
+  await stack.start('edge');
+  await stack.edgeReady();
+  const unknown = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'lost?' });
+  expect(unknown.status).not.toBe('ok');
+
+  const resumed = await alice.agent<Snapshot>({ ...base, action: 'resume' });
+  expect(resumed.status).toBe('ok');
+  expect(resumed.session_id).toBe(base.session_id);
+  expect(resumed.revision).toBeGreaterThan(finished.revision!);
+  expect(resumed.archived ?? false).toBe(false);
+  expect(resumed.messages?.map((message) => message.text)).toEqual(finished.messages?.map((m) => m.text));
+
+  // The conversation goes on in the resumed session.
+  expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: 'after the restart' })).status).toBe(
+    'ok',
+  );
+  const after = await eventually('the second turn to finish', async () => {
+    const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
+    return !polled.running && polled.messages?.some((message) => message.text === 'after the restart')
+      ? polled
+      : undefined;
+  });
+  expect(after.messages?.filter((message) => message.role === 'assistant').length).toBeGreaterThanOrEqual(1);
+
+  // Another actor cannot resume it: the connector is not theirs.
+  const mallory = alice.withToken(await signToken(JWT_SECRET, `mal${Date.now() % 100000}`));
+  expect((await mallory.call('POST', '/api/v1/edge-agents', { ...base, action: 'resume' })).status).toBe(404);
+});
