@@ -35,8 +35,13 @@ function findRoot(from: string): string {
 const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 /** Services run from the compiled tree; `npm run build` makes it. */
 const DIST = resolve(ROOT, 'dist');
-/** How long a service may take to answer after its process started. */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * How long a service may take to answer after its process started. Generous: on a loaded 2-core
+ * CI box a cold start (module loading, Prisma's first query) has been seen to take over 20 s.
+ */
+const READY_TIMEOUT_MS = 60_000;
+/** One readiness probe; a slow first answer is still an answer. */
+const PROBE_TIMEOUT_MS = 3_000;
 const POLL_MS = 100;
 
 export type ServiceName = 'history' | 'router' | 'api' | 'edge';
@@ -260,7 +265,7 @@ export class Stack {
         'historyConnectorList',
         { actor_id: this.options.demoOwner },
         {
-          timeoutMs: 1_000,
+          timeoutMs: PROBE_TIMEOUT_MS,
         },
       ),
     );
@@ -270,7 +275,7 @@ export class Stack {
   async routerReady(): Promise<void> {
     const nc = await this.nats();
     await this.until('session router', 'router', async () =>
-      requestService(nc, this.subjects, 'routerPresence', { edge_ids: [] }, { timeoutMs: 1_000 }),
+      requestService(nc, this.subjects, 'routerPresence', { edge_ids: [] }, { timeoutMs: PROBE_TIMEOUT_MS }),
     );
   }
 
@@ -290,7 +295,7 @@ export class Stack {
     // The edge process itself answers edge_agent_v1 (an empty request is refused, which is an
     // answer): presence alone could still be the heartbeat of an edge process that just stopped.
     await this.until('demo edge', 'edge', async () => {
-      await requestJson(nc, this.subjects.edgeRpc(id), {}, { timeoutMs: 1_000 });
+      await requestJson(nc, this.subjects.edgeRpc(id), {}, { timeoutMs: PROBE_TIMEOUT_MS });
       return true;
     });
     await this.until('demo edge presence', 'edge', async () => {
@@ -300,7 +305,7 @@ export class Stack {
         'routerPresence',
         { edge_ids: [id] },
         {
-          timeoutMs: 1_000,
+          timeoutMs: PROBE_TIMEOUT_MS,
         },
       );
       return reply.online.includes(id) ? true : undefined;
