@@ -10,7 +10,7 @@ import {
 import { recordNatsRequest, subjectLabel, type NatsOutcome } from '#telemetry';
 import { context, trace, SpanStatusCode } from '@opentelemetry/api';
 import { decodeJson, encodeJson } from './codec.js';
-import { startClientSpan, traceHeaders } from './trace-context.js';
+import { startClientSpan, traceHeaders, tracingEnabled } from './trace-context.js';
 
 /** Nobody answered: no responder subscribed, the call timed out, or the connection is gone. */
 export class RpcUnavailableError extends Error {
@@ -76,27 +76,27 @@ export async function requestJson<T>(
   options: RequestOptions,
 ): Promise<T> {
   const label = subjectLabel(subject);
-  const span = startClientSpan(`nats.request ${label}`, subject);
-  const active = trace.setSpan(context.active(), span);
+  // No span (and no `traceparent` header) unless this process collects traces.
+  const span = tracingEnabled() ? startClientSpan(`nats.request ${label}`, subject) : undefined;
   const started = performance.now();
   let outcome: NatsOutcome = 'error';
   let data: Uint8Array;
   try {
     const reply = await nc.request(subject, encodeJson(payload), {
       timeout: options.timeoutMs,
-      headers: traceHeaders(options.headers, active),
+      headers: span ? traceHeaders(options.headers, trace.setSpan(context.active(), span)) : options.headers,
     });
     data = reply.data;
     outcome = 'ok';
   } catch (error) {
     const reason = unavailableReason(error);
     if (reason) outcome = reason;
-    span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
     if (reason) throw new RpcUnavailableError(subject, reason);
     throw error;
   } finally {
     recordNatsRequest(performance.now() - started, label, outcome);
-    span.end();
+    span?.end();
   }
   if (options.maxReplyBytes !== undefined && data.length > options.maxReplyBytes) {
     throw new RpcReplyTooLargeError(subject, data.length);

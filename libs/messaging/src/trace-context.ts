@@ -14,8 +14,26 @@ import {
   type TextMapSetter,
 } from '@opentelemetry/api';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { loadTelemetryConfig } from '#telemetry';
 
 const TRACER = 'tether.messaging';
+
+let tracing: boolean | undefined;
+
+/**
+ * Whether this process collects spans. Without an exporter or OTLP endpoint the SDK still runs
+ * (for metrics) with no span processor, and its sampler still records: every NATS message would
+ * carry a `traceparent` and every request build two spans nobody reads — measurable CPU on the
+ * poll hot path (B1 profile; reference/nats-hot-path.md: trace headers cost 20–30 % req/s). So
+ * the hot path skips spans and headers altogether unless tracing is configured. Read once.
+ */
+export function tracingEnabled(): boolean {
+  if (tracing === undefined) {
+    const config = loadTelemetryConfig();
+    tracing = !config.disabled && config.tracesConfigured;
+  }
+  return tracing;
+}
 
 const setter: TextMapSetter<MsgHdrs> = {
   set(carrier, key, value) {
@@ -37,6 +55,7 @@ const getter: TextMapGetter<MsgHdrs | undefined> = {
  * `existing` unchanged (often undefined: no allocation) when no sampled span is active.
  */
 export function traceHeaders(existing?: MsgHdrs, active: Context = context.active()): MsgHdrs | undefined {
+  if (!tracingEnabled()) return existing;
   const span = trace.getSpan(active);
   if (!span || !span.isRecording()) return existing;
   const carrier = existing ?? natsHeaders();
@@ -70,6 +89,7 @@ export async function withIncomingTrace<T>(
   kind: 'server' | 'consumer',
   handler: () => Promise<T>,
 ): Promise<T> {
+  if (!tracingEnabled()) return handler();
   const parent = traceContextOf(headers);
   const span = trace.getTracer(TRACER).startSpan(
     name,

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthorizeReply, AuthorizeRequest } from '#contracts';
 import { toAgentAccess } from '../accesses/access.mapper.js';
-import { AccessesRepository } from '../accesses/accesses.repository.js';
-import { AccessNotFoundError } from '../common/errors.js';
-import { requireActorId } from '../common/ids.js';
-import { ConnectorsService } from '../connectors/connectors.service.js';
+import { AccessNotFoundError, ConnectorNotFoundError } from '../common/errors.js';
+import { parseEdgeId, requireActorId } from '../common/ids.js';
+import { AuthorizeRepository } from './authorize.repository.js';
 
 /**
  * The check the api (and the router after a wait) runs before every edge call (reference §2.1
@@ -13,22 +12,19 @@ import { ConnectorsService } from '../connectors/connectors.service.js';
  */
 @Injectable()
 export class AuthorizeService {
-  constructor(
-    private readonly connectors: ConnectorsService,
-    private readonly accesses: AccessesRepository,
-  ) {}
+  constructor(private readonly repository: AuthorizeRepository) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeReply> {
     const actorId = requireActorId(request.actor_id);
+    const edgeId = parseEdgeId(request.edge_id);
+    if (edgeId === null) throw new ConnectorNotFoundError();
     const accessId = request.access_id;
-    // Both lookups at once: this runs before every edge call, so its latency is on the hot path.
-    // A connector that is not the actor's still wins over a missing access (it is checked first).
-    const [edgeId, access] = await Promise.all([
-      this.connectors.requireOwned(actorId, request.edge_id),
-      accessId ? this.accesses.findOwned(actorId, accessId) : Promise.resolve(null),
-    ]);
+    // One statement for both lookups: this runs before every edge call. A connector that is not
+    // the actor's still wins over a missing access (it is checked first).
+    const { connectorId, access } = await this.repository.lookup(actorId, edgeId, accessId);
+    if (connectorId === null) throw new ConnectorNotFoundError();
     if (!accessId) return { ok: true };
-    if (!access || access.edgeId !== edgeId) throw new AccessNotFoundError();
+    if (!access || access.edgeId !== connectorId) throw new AccessNotFoundError();
     return { ok: true, access: toAgentAccess(access) };
   }
 }
