@@ -176,7 +176,14 @@ test('one send is one trace from the HTTP span through router and edge to the hi
     const spans = inTrace();
     const turnSpan = spans.find(named('tether-edge-connector', 'agent.turn'));
     const writes = spans.filter(named('tether-history', 'history.journal.write'));
-    return turnSpan && writes.length > 0 && turnSpan.attributes['tether.turn.finished_ms'] !== undefined
+    // Each process exports in its own batches: wait until every parent named has arrived too, so
+    // a link that is merely still in flight is not taken for a broken one.
+    const ids = new Set(spans.map((span) => span.spanId));
+    const complete = spans.every((span) => !span.parentSpanId || ids.has(span.parentSpanId));
+    return complete &&
+      turnSpan &&
+      writes.length > 0 &&
+      turnSpan.attributes['tether.turn.finished_ms'] !== undefined
       ? spans
       : undefined;
   }, 'the spans of the send');
