@@ -13,6 +13,7 @@ import type { ApiConfig } from './config.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 
 export interface ApiDependencies {
   config: ApiConfig;
@@ -27,7 +28,14 @@ export class ApiModule {
     return {
       module: ApiModule,
       global: true,
-      imports: [AuthModule, EdgeAgentsModule, AccessesModule, ConnectorsModule, OpenApiModule],
+      imports: [
+        AuthModule,
+        EdgeAgentsModule,
+        AccessesModule,
+        ConnectorsModule,
+        OpenApiModule,
+        SessionsModule,
+      ],
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: NATS_CONNECTION, useValue: nc },

@@ -7,6 +7,7 @@ import { AuthorizeModule } from './authorize/authorize.module.js';
 import { CoreModule, type HistoryRuntime } from './common/core.module.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { JournalModule } from './journal/journal.module.js';
+import { JournalPagesModule } from './journal-pages/journal-pages.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule {
         SessionsModule,
         ArchiveModule,
         JournalModule,
+        JournalPagesModule,
         AuditModule,
       ],
     };

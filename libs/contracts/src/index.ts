@@ -53,8 +53,16 @@ export type {
   JournalPayload,
   RevisionPayload,
   AuditPayload,
+  JournalNoticePayload,
 } from './subjects.js';
-export { RPC_ERROR_CODES, isRpcError, STORED_STATES, AUDITED_ACTIONS } from './internal.js';
+export {
+  RPC_ERROR_CODES,
+  isRpcError,
+  STORED_STATES,
+  AUDITED_ACTIONS,
+  JOURNAL_DIRECTIONS,
+  JOURNAL_RESET_REASONS,
+} from './internal.js';
 export type {
   RpcErrorCode,
   RpcError,
@@ -98,6 +106,15 @@ export type {
   HistoryTranscriptReply,
   AuditedAction,
   AuditRecord,
+  JournalCursor,
+  JournalDirection,
+  JournalResetReason,
+  JournalItem,
+  JournalPage,
+  JournalSnapshot,
+  HistoryJournalPageRequest,
+  HistoryJournalPageReply,
+  JournalNotice,
 } from './internal.js';
 export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
 export { toWire } from './wire.js';

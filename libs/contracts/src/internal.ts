@@ -301,3 +301,73 @@ export interface AuditRecord {
   /** ms since the epoch when the api answered. */
   occurred_at: number;
 }
+
+/** A position inside one journal epoch; `sequence` 0 is "before the first row". */
+export interface JournalCursor {
+  epoch: string;
+  sequence: number;
+}
+
+export const JOURNAL_DIRECTIONS = ['tail', 'before', 'after'] as const;
+export type JournalDirection = (typeof JOURNAL_DIRECTIONS)[number];
+
+export const JOURNAL_RESET_REASONS = [
+  'epoch_changed',
+  'cursor_ahead',
+  'cursor_compacted',
+  'journal_gap',
+] as const;
+export type JournalResetReason = (typeof JOURNAL_RESET_REASONS)[number];
+
+/**
+ * One render item at its current revision. `sequence` is the row that created it (it orders the
+ * list and never moves). An item too big for a page comes as a stand-in: `oversize`, no body.
+ */
+export interface JournalItem {
+  itemId: string;
+  revision: number;
+  sequence: number;
+  observedAt: number;
+  body?: Record<string, unknown>;
+  oversize?: true;
+}
+
+export interface JournalPage {
+  sessionId: string;
+  epoch: string;
+  direction: JournalDirection;
+  items: JournalItem[];
+  removedItemIds: string[];
+  /** Always empty until submissions exist (issue 4 step 4). */
+  submissions: never[];
+  window: { oldest: JournalCursor | null; newest: JournalCursor | null; nextCursor: JournalCursor };
+  hasOlder: boolean;
+  hasNewer: boolean;
+}
+
+/** The bounded recovery state a reset carries: the newest items up to the page bounds. */
+export interface JournalSnapshot {
+  sessionId: string;
+  /** The journal head. */
+  cursor: JournalCursor;
+  items: JournalItem[];
+  submissions: never[];
+  /** True when older items exist beyond this bounded snapshot (page them with `before`). */
+  hasOlder: boolean;
+}
+
+/** api → history: one page of a session's structured journal, scoped by owner, access and edge. */
+export interface HistoryJournalPageRequest extends HistorySessionScope {
+  direction: JournalDirection;
+  cursor?: JournalCursor;
+  limit?: number;
+}
+export type HistoryJournalPageReply =
+  { ok: true; page: JournalPage } | { ok: false; reset: JournalResetReason; snapshot: JournalSnapshot };
+
+/** history → subscribers (core NATS, not stored): a session's journal committed up to `head`. */
+export interface JournalNotice {
+  session_id: string;
+  epoch: string;
+  head: number;
+}

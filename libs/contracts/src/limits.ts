@@ -114,3 +114,14 @@ export const EDGE_ID_MAX_DIGITS = 20;
 export const AUDIT_STATUS_MAX_LENGTH = 32;
 /** A stored session payload, like the reference's [§4 "Save rules"]: one snapshot plus margin. */
 export const STORED_PAYLOAD_MAX_BYTES = 512 * KiB;
+
+/**
+ * Journal pages (reference §2.1): 40 items by default, 200 at most; the HTTP edge rejects a
+ * limit outside 1..200, history clamps whatever reaches it.
+ */
+export const JOURNAL_PAGE_DEFAULT_LIMIT = 40;
+export const JOURNAL_PAGE_MAX_LIMIT = 200;
+/** Byte budget of one page's items (an SSE frame or HTTP body stays far below any buffer cap). */
+export const JOURNAL_PAGE_MAX_BYTES = 256 * 1024;
+/** One item bigger than this travels as a stand-in `{itemId, revision, sequence, oversize}`. */
+export const JOURNAL_ITEM_MAX_BYTES = 64 * 1024;

@@ -347,6 +347,15 @@ describe('requestSchemas', () => {
     historyRename: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION, title: 'Plans' },
     historyDelete: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION },
     historyTranscript: { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION, before: 2 },
+    historyJournalPage: {
+      actor_id: '7',
+      access_id: ACCESS,
+      edge_id: '42',
+      session_id: SESSION,
+      direction: 'after',
+      cursor: { epoch: 'e1', sequence: 0 },
+      limit: 200,
+    },
   };
   const names = Object.keys(VALID) as RequestName[];
 
@@ -409,6 +418,12 @@ describe('requestSchemas', () => {
     ['historyRename', { ...VALID.historyRename, title: 'a\nb' }, false],
     ['historyTranscript', { ...VALID.historyTranscript, before: -1 }, false],
     ['historyTranscript', { actor_id: '7', access_id: ACCESS, edge_id: '42', session_id: SESSION }, true],
+    ['historyJournalPage', { ...VALID.historyJournalPage, limit: 201 }, false],
+    ['historyJournalPage', { ...VALID.historyJournalPage, limit: 0 }, false],
+    ['historyJournalPage', { ...VALID.historyJournalPage, limit: 1.5 }, false],
+    ['historyJournalPage', { ...VALID.historyJournalPage, direction: 'sideways' }, false],
+    ['historyJournalPage', { ...VALID.historyJournalPage, cursor: { epoch: '', sequence: 1 } }, false],
+    ['historyJournalPage', { ...VALID.historyJournalPage, cursor: { epoch: 'e', sequence: -1 } }, false],
   ] as Array<[RequestName, Record<string, unknown>, boolean]>)('%s bound case %#', (name, body, ok) => {
     expect(parses(requestSchemas[name], body)).toBe(ok);
   });

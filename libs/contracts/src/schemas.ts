@@ -25,6 +25,8 @@ import {
   type AccessInput,
   type AuditRecord,
   type EdgeHeartbeat,
+  JOURNAL_DIRECTIONS,
+  type HistoryJournalPageRequest,
   type HistorySessionScope,
   type JournalEntry,
 } from './internal.js';
@@ -48,6 +50,7 @@ import {
   PROJECT_MAX_BYTES,
   TITLE_MAX_RUNES,
   AUDIT_STATUS_MAX_LENGTH,
+  JOURNAL_PAGE_MAX_LIMIT,
 } from './limits.js';
 import type { RequestName, RequestOf } from './subjects.js';
 import {
@@ -437,6 +440,17 @@ const titleOverrideSchema = z
   .refine((t) => [...t].length <= TITLE_MAX_RUNES, `title exceeds ${TITLE_MAX_RUNES} characters`)
   .refine((t) => !hasControlChars(t), 'title must not contain control characters');
 
+const journalCursorSchema = z.strictObject({
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  sequence: z.int().min(0),
+});
+const journalPageSchema: z.ZodType<HistoryJournalPageRequest> = z.strictObject({
+  ...sessionScopeShape,
+  direction: z.enum(JOURNAL_DIRECTIONS),
+  cursor: journalCursorSchema.optional(),
+  limit: z.int().min(1).max(JOURNAL_PAGE_MAX_LIMIT).optional(),
+});
+
 /** A record is ids and an outcome only; any free text field would be a leak, so none exists. */
 export const auditRecordSchema: z.ZodType<AuditRecord> = z.strictObject({
   v: z.literal(1),
@@ -523,4 +537,5 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
   historyRename: z.strictObject({ ...sessionScopeShape, title: titleOverrideSchema }),
   historyDelete: sessionScopeSchema,
   historyTranscript: z.strictObject({ ...sessionScopeShape, before: countSchema.optional() }),
+  historyJournalPage: journalPageSchema,
 };

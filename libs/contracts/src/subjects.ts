@@ -29,6 +29,9 @@ import type {
   HistorySnapshotRequest,
   HistoryTranscriptReply,
   HistoryTranscriptRequest,
+  HistoryJournalPageReply,
+  HistoryJournalPageRequest,
+  JournalNotice,
   AuditRecord,
   PresenceReply,
   PresenceRequest,
@@ -72,6 +75,8 @@ const REQUEST_VERBS = {
   historyRename: 'history.rename',
   historyDelete: 'history.delete',
   historyTranscript: 'history.transcript',
+  /** api → history: one page of a session's structured journal (tail, before, after). */
+  historyJournalPage: 'history.journal-page',
 } as const;
 export type RequestName = keyof typeof REQUEST_VERBS;
 
@@ -128,6 +133,10 @@ export class Subjects {
   sessionRevision(sessionId: string): string {
     return `${this.namespace}.session.${sessionId}.rev`;
   }
+  /** Core NATS, history → subscribers: the session's journal committed a row. Not stored. */
+  sessionJournalNotice(sessionId: string): string {
+    return `${this.namespace}.session.${sessionId}.committed`;
+  }
   /** The session id inside a session subject, or null. */
   sessionIdOf(subject: string): string | null {
     const parts = subject.split('.');
@@ -154,6 +163,7 @@ export interface RequestMap {
   historyRename: [HistoryRenameRequest, HistoryRenameReply];
   historyDelete: [HistoryDeleteRequest, HistoryDeleteReply];
   historyTranscript: [HistoryTranscriptRequest, HistoryTranscriptReply];
+  historyJournalPage: [HistoryJournalPageRequest, HistoryJournalPageReply];
 }
 export type RequestOf<N extends RequestName> = RequestMap[N][0];
 export type ReplyOf<N extends RequestName> = RequestMap[N][1] | RpcError;
@@ -162,3 +172,4 @@ export type EdgeRpcPayload = [EdgeAgentRPCRequest, EdgeAgentResult];
 export type JournalPayload = JournalEntry;
 export type RevisionPayload = RevisionNotice;
 export type AuditPayload = AuditRecord;
+export type JournalNoticePayload = JournalNotice;

@@ -6,6 +6,7 @@ export const API_PREFIX = 'api/v1';
 export const EDGE_AGENTS_PATH = 'edge-agents';
 export const CONNECTORS_PATH = 'edge-agents/connectors';
 export const ACCESSES_PATH = 'agent-accesses';
+export const SESSIONS_PATH = 'sessions';
 export const OPENAPI_DOCUMENT_PATH = 'openapi.json';
 export const OPENAPI_PAGE_PATH = 'docs';
 
@@ -19,6 +20,8 @@ const ROUTE_METHODS: readonly RouteMethods[] = [
   { pattern: /^\/api\/v1\/edge-agents\/connectors$/, allow: ['GET', 'HEAD', 'POST'] },
   { pattern: /^\/api\/v1\/agent-accesses$/, allow: ['GET', 'HEAD', 'POST'] },
   { pattern: /^\/api\/v1\/agent-accesses\/[^/]+$/, allow: ['PUT', 'DELETE'] },
+  { pattern: /^\/api\/v1\/sessions\/[^/]+\/history$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/api\/v1\/sessions\/[^/]+\/events$/, allow: ['GET', 'HEAD'] },
   { pattern: /^\/api\/v1\/openapi\.json$/, allow: ['GET', 'HEAD'] },
   { pattern: /^\/api\/v1\/docs$/, allow: ['GET', 'HEAD'] },
 ];

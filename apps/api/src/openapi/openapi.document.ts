@@ -11,6 +11,7 @@ import {
   EDGE_AGENTS_PATH,
   OPENAPI_DOCUMENT_PATH,
   OPENAPI_PAGE_PATH,
+  SESSIONS_PATH,
 } from '../common/routes.js';
 import { enrollSchema } from '../connectors/connectors.schemas.js';
 import { actionExample, ref, requestSchemas, resultSchemas, type Schema } from './edge-agent.schemas.js';
@@ -137,6 +138,23 @@ const SAMPLE_ACCESS = {
   project: '/home/alice/project',
 };
 
+/** The session id and the scope every session route names. */
+const SESSION_PARAMETERS: Schema[] = [
+  {
+    name: 'id',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: `^[A-Za-z0-9_-]{${Limits.OPAQUE_ID_LENGTH}}$` },
+  },
+  { name: 'edge_id', in: 'query', required: true, schema: { type: 'string', pattern: '^[1-9][0-9]{0,19}$' } },
+  {
+    name: 'access_id',
+    in: 'query',
+    required: true,
+    schema: { type: 'string', pattern: `^[A-Za-z0-9_-]{${Limits.OPAQUE_ID_LENGTH}}$` },
+  },
+];
+
 function paths(): OpenApiDocument['paths'] {
   const accessBody = jsonBody(ref('AccessInput'), {
     example: Object.fromEntries(Object.entries(SAMPLE_ACCESS).filter(([key]) => key !== 'id')),
@@ -248,6 +266,81 @@ function paths(): OpenApiDocument['paths'] {
         responses: {
           '200': ok('The deleted access.', ref('AgentAccess'), SAMPLE_ACCESS),
           ...authErrors('404'),
+        },
+      },
+    },
+    [path(`${SESSIONS_PATH}/{id}/history`)]: {
+      parameters: SESSION_PARAMETERS,
+      get: {
+        operationId: 'sessionHistoryPage',
+        tags: ['sessions'],
+        summary: "One page of a session's journal",
+        description:
+          '`tail` (newest items), `before` a cursor (older items) or `after` a cursor (every item the rows after it ' +
+          'touched, at its current state, plus `removedItemIds`). `data` is `{ok:true, page}` or, when the cursor ' +
+          'cannot be used, `{ok:false, reset, snapshot}` with a bounded snapshot inline. Reset reasons: ' +
+          "`epoch_changed`, `cursor_ahead`, `cursor_compacted`, `journal_gap`. Someone else's session is 404.",
+        'x-permissions': ['ai.access.use'],
+        parameters: [
+          {
+            name: 'direction',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', enum: ['tail', 'before', 'after'], default: 'tail' },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'Opaque `<epoch>:<sequence>` from a page, batch or event id.',
+            schema: { type: 'string', maxLength: Limits.EPOCH_MAX_LENGTH + 21 },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: 'Outside 1..200 (or not an integer) is 400.',
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: Limits.JOURNAL_PAGE_MAX_LIMIT,
+              default: Limits.JOURNAL_PAGE_DEFAULT_LIMIT,
+            },
+          },
+        ],
+        responses: {
+          '200': ok('A page, or a reset with a bounded snapshot.', { type: 'object', required: ['ok'] }),
+          ...authErrors('400', '404'),
+        },
+      },
+    },
+    [path(`${SESSIONS_PATH}/{id}/events`)]: {
+      parameters: SESSION_PARAMETERS,
+      get: {
+        operationId: 'sessionEvents',
+        tags: ['sessions'],
+        summary: "A session's journal as Server-Sent Events",
+        description:
+          'Events `snapshot`, `batch`, `reset` and `end`, each `data` one JSON object; the event id is the cursor ' +
+          '(`<epoch>:<sequence>`). Resume with `Last-Event-ID` (or `?cursor=`). A comment every 15 s keeps the ' +
+          'stream alive; it closes when the grant is revoked, the session is deleted or the client stops reading.',
+        'x-permissions': ['ai.access.use'],
+        parameters: [
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', maxLength: Limits.EPOCH_MAX_LENGTH + 21 },
+          },
+          { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': {
+            description: 'The event stream (not wrapped in the envelope).',
+            headers: NO_STORE,
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...authErrors('400', '404'),
         },
       },
     },
@@ -505,6 +598,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'connectors', description: 'Your edge connectors.' },
       { name: 'agent-accesses', description: 'Saved installation + project entries.' },
       { name: 'documentation', description: 'This document and its page.' },
+      { name: 'sessions', description: "A session's structured journal: pages and live events." },
     ],
     paths: withHeadOperations(paths()),
     components: components(),

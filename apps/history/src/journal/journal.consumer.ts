@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { journalEntrySchema, type Subjects } from '#contracts';
+import { journalEntrySchema, type JournalNoticePayload, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
@@ -122,10 +122,20 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       if (this.subjects.sessionIdOf(msg.subject) !== entry.data.session_id) {
         throw new UnstorableEntryError('session_id does not match the subject');
       }
-      await this.journal.persist(entry.data, {
+      const outcome = await this.journal.persist(entry.data, {
         streamSeq: msg.seq,
         force: msg.info.deliveryCount >= ORDER_WAIT_DELIVERIES,
       });
+      if (outcome === 'saved' && entry.data.sequence !== undefined) {
+        // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
+        // so a lost notice only delays a stream until its next wake-up, never loses a row.
+        const notice: JournalNoticePayload = {
+          session_id: entry.data.session_id,
+          epoch: entry.data.epoch,
+          head: entry.data.sequence,
+        };
+        this.nc.publish(this.subjects.sessionJournalNotice(entry.data.session_id), JSON.stringify(notice));
+      }
       recordHistoryWrite(performance.now() - started, 'stored');
       msg.ack();
     } catch (error) {

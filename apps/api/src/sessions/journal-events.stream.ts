@@ -1,0 +1,249 @@
+import type { ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  Limits,
+  type HistoryJournalPageReply,
+  type JournalCursor,
+  type JournalResetReason,
+  type JournalSnapshot,
+  type Subjects,
+} from '#contracts';
+import { RpcRemoteError } from '#messaging';
+import type { Principal } from '../auth/principal.js';
+import { noteSseStream } from '../common/telemetry.js';
+import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
+
+/** A comment line keeps proxies from closing an idle stream. */
+export const SSE_HEARTBEAT_MS = 15_000;
+/** The grant may be revoked or the token expire while a stream is open: checked this often. */
+export const SSE_REAUTHORIZE_MS = 60_000;
+/**
+ * Bytes a stream may have buffered on a socket that is not draining. Past it the client is too
+ * slow to follow: it gets a `reset` and the stream closes (it resumes later from its cursor).
+ */
+export const SSE_MAX_BUFFERED_BYTES = 4 * Limits.JOURNAL_PAGE_MAX_BYTES;
+/**
+ * The ownership fence the seed's `snapshot` and `reset` events carry: there is no fenced mutation
+ * yet (issue 4 step 4), so it is 0.
+ */
+const NO_FENCE = 0;
+
+/**
+ * One SSE subscriber of one session's journal. It keeps its own cursor and reads its own `after`
+ * pages from history whenever history's commit notice says the head moved, so a slow subscriber
+ * only delays itself: it never holds anything the writer or another stream waits on. Batches carry
+ * current item state, so re-reading a page (a duplicate notice, a resume) converges.
+ */
+export class JournalEventStream {
+  private readonly logger = new Logger(JournalEventStream.name);
+  private cursor: JournalCursor | undefined;
+  private subscription: Subscription | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private pumping = false;
+  private dirty = false;
+  private closed = false;
+  /** The first read, made before the response was committed (so an unknown session is a 404). */
+  private first: HistoryJournalPageReply | undefined;
+
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly nc: NatsConnection,
+    private readonly subjects: Subjects,
+    private readonly principal: Principal,
+    private readonly scope: SessionScope,
+    private readonly raw: ServerResponse,
+  ) {}
+
+  /**
+   * Starts the stream; the caller has authorized it, made the first `after` read from `cursor`
+   * and hijacked the response.
+   */
+  open(cursor: JournalCursor | undefined, first: HistoryJournalPageReply): void {
+    noteSseStream(1);
+    this.cursor = cursor;
+    this.first = first;
+    this.raw.on('close', () => this.close());
+    this.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.subscription = this.nc.subscribe(this.subjects.sessionJournalNotice(this.scope.sessionId), {
+      callback: (error, msg) => {
+        if (error) return;
+        try {
+          const notice = msg.json<{ epoch?: unknown; head?: unknown }>();
+          // Already at or past this head in the same epoch: nothing to read.
+          if (
+            this.cursor &&
+            notice.epoch === this.cursor.epoch &&
+            typeof notice.head === 'number' &&
+            notice.head <= this.cursor.sequence
+          ) {
+            return;
+          }
+        } catch {
+          // A notice that does not parse still means "something changed".
+        }
+        this.wake();
+      },
+    });
+    this.timers.push(
+      setInterval(() => this.write(': heartbeat\n\n'), SSE_HEARTBEAT_MS),
+      setInterval(() => void this.reauthorize(), SSE_REAUTHORIZE_MS),
+    );
+    this.raw.on('drain', () => this.wake());
+    this.wake();
+  }
+
+  /** Reads pages from the cursor until the head; one read at a time, re-run when woken meanwhile. */
+  private wake(): void {
+    if (this.closed) return;
+    if (this.pumping) {
+      this.dirty = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.dirty && !this.closed) {
+        this.dirty = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.closed || this.raw.writableNeedDrain) return; // resumes on 'drain'
+        if (!this.cursor) {
+          // An `after` read without a position answers with the bounded snapshot and the head.
+          const reply = await this.read(undefined);
+          if (!reply || reply.ok) return;
+          this.emitSnapshot('snapshot', reply.snapshot);
+          continue;
+        }
+        const reply = await this.read(this.cursor);
+        if (!reply) return;
+        if (!reply.ok) {
+          this.emitSnapshot('reset', reply.snapshot, reply.reset);
+          continue;
+        }
+        const { page } = reply;
+        if (
+          page.items.length > 0 ||
+          page.removedItemIds.length > 0 ||
+          page.window.nextCursor.sequence > this.cursor.sequence
+        ) {
+          const batch = {
+            cursor: page.window.nextCursor,
+            items: page.items,
+            removedItemIds: page.removedItemIds,
+            submissions: page.submissions,
+          };
+          this.cursor = page.window.nextCursor;
+          this.event('batch', { type: 'batch', sessionId: this.scope.sessionId, batch }, this.cursor);
+        }
+        if (!page.hasNewer) return;
+      }
+    } catch (error) {
+      this.logger.warn(
+        `Journal stream of session ${this.scope.sessionId} failed: ${(error as Error).message}`,
+      );
+      this.close();
+    }
+  }
+
+  /** One `after` page; null when the stream ended (session gone). */
+  private async read(cursor: JournalCursor | undefined): Promise<HistoryJournalPageReply | null> {
+    const first = this.first;
+    this.first = undefined;
+    if (first) return first;
+    try {
+      return await this.sessions.page(this.principal, this.scope, {
+        direction: 'after',
+        ...(cursor ? { cursor } : {}),
+        limit: Limits.JOURNAL_PAGE_MAX_LIMIT,
+      });
+    } catch (error) {
+      if (error instanceof RpcRemoteError && error.code === 'not_found') {
+        this.end();
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  private emitSnapshot(
+    type: 'snapshot' | 'reset',
+    snapshot: JournalSnapshot,
+    reset?: JournalResetReason,
+  ): void {
+    this.cursor = snapshot.cursor;
+    const data =
+      type === 'snapshot'
+        ? { type, sessionId: this.scope.sessionId, snapshot, fence: NO_FENCE }
+        : { type, sessionId: this.scope.sessionId, reset, snapshot, fence: NO_FENCE };
+    this.event(type, data, snapshot.cursor);
+  }
+
+  private event(type: string, data: unknown, id: JournalCursor): void {
+    this.write(`id: ${formatCursor(id)}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (this.raw.writableLength > SSE_MAX_BUFFERED_BYTES) void this.overflow();
+  }
+
+  /** A client that stopped reading: tell it to reload (if it ever reads again) and let it go. */
+  private async overflow(): Promise<void> {
+    if (this.closed) return;
+    const reply = await this.read(undefined).catch(() => null);
+    if (reply && !reply.ok && !this.closed) {
+      this.raw.write(
+        `id: ${formatCursor(reply.snapshot.cursor)}\nevent: reset\ndata: ${JSON.stringify({
+          type: 'reset',
+          sessionId: this.scope.sessionId,
+          reset: 'cursor_ahead',
+          snapshot: reply.snapshot,
+          fence: NO_FENCE,
+        })}\n\n`,
+      );
+    }
+    this.close();
+  }
+
+  private async reauthorize(): Promise<void> {
+    try {
+      await this.sessions.authorize(this.principal, this.scope);
+      // A deleted session has no journal any more: the read answers not found and ends the stream.
+      this.wake();
+    } catch (error) {
+      this.logger.debug(
+        `Journal stream of session ${this.scope.sessionId} closed: ${(error as Error).message}`,
+      );
+      this.close();
+    }
+  }
+
+  /** The session is gone: `end`, then close. */
+  private end(): void {
+    this.write(`event: end\ndata: ${JSON.stringify({ type: 'end' })}\n\n`);
+    this.close();
+  }
+
+  private write(chunk: string): void {
+    if (!this.closed) this.raw.write(chunk);
+  }
+
+  /** Idempotent: stop timers and the notice subscription, end the response, count it once. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.subscription?.unsubscribe();
+    if (!this.raw.writableEnded) this.raw.end();
+    noteSseStream(-1);
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { JournalStreams } from './journal-streams.js';
+import { SessionsController } from './sessions.controller.js';
+import { SessionsService } from './sessions.service.js';
+
+@Module({
+  controllers: [SessionsController],
+  providers: [SessionsService, JournalStreams],
+})
+export class SessionsModule {}

@@ -1,0 +1,259 @@
+import { Injectable } from '@nestjs/common';
+import {
+  Limits,
+  type HistoryJournalPageReply,
+  type HistoryJournalPageRequest,
+  type JournalCursor,
+  type JournalItem,
+  type JournalResetReason,
+  type JournalSnapshot,
+} from '#contracts';
+import { StoredSessionNotFoundError } from '../common/errors.js';
+import { Aad, HistoryCipher } from '../common/history-cipher.js';
+import { parseEdgeId } from '../common/ids.js';
+import type { StoredSessionKey } from '../common/session-rows.js';
+import { JournalPagesRepository, type JournalHead, type StoredItem } from './journal-pages.repository.js';
+
+/** Items of a backward page, oldest first, and whether older ones exist. */
+interface BackwardPage {
+  items: JournalItem[];
+  hasOlder: boolean;
+}
+
+const byteLength = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * Pages of a session's structured journal (reference §2.1). `tail` and `before` read the reduced
+ * item list (so they survive compaction); `after` reads rows and publishes every item they touched
+ * at its current state, so a client that applies a page twice converges. Every page is bounded in
+ * items and bytes; an unusable cursor answers a reset with a bounded snapshot inline.
+ */
+@Injectable()
+export class JournalPagesService {
+  constructor(
+    private readonly pages: JournalPagesRepository,
+    private readonly cipher: HistoryCipher,
+  ) {}
+
+  async page(request: HistoryJournalPageRequest): Promise<HistoryJournalPageReply> {
+    const edgeId = parseEdgeId(request.edge_id);
+    if (edgeId === null) throw new StoredSessionNotFoundError();
+    const key: StoredSessionKey = {
+      ownerId: request.actor_id,
+      accessId: request.access_id,
+      edgeId,
+      sessionId: request.session_id,
+    };
+    const head = await this.pages.head(key);
+    if (head === null) throw new StoredSessionNotFoundError();
+    const limit = request.limit ?? Limits.JOURNAL_PAGE_DEFAULT_LIMIT;
+    const cursor = request.direction === 'tail' ? undefined : request.cursor;
+    const reset = (reason: JournalResetReason) => this.reset(key, head, reason);
+
+    if (request.direction === 'after') {
+      // A reader with no position cannot place the tail: it reloads (reference §2.1).
+      if (!cursor) return reset('cursor_ahead');
+      const refusal = this.checkCursor(cursor, head, true);
+      if (refusal) return reset(refusal);
+      return this.after(key, head, cursor, limit);
+    }
+    if (cursor) {
+      const refusal = this.checkCursor(cursor, head, false);
+      if (refusal) return reset(refusal);
+    }
+    const below = cursor ? BigInt(cursor.sequence) : null;
+    const { items, hasOlder } = await this.backward(key, below, limit);
+    const position = (item: JournalItem): JournalCursor => ({ epoch: head.epoch, sequence: item.sequence });
+    const oldest = items[0];
+    const newest = items[items.length - 1];
+    return {
+      ok: true,
+      page: {
+        sessionId: key.sessionId,
+        epoch: head.epoch,
+        direction: request.direction,
+        items,
+        removedItemIds: [],
+        submissions: [],
+        window: {
+          oldest: oldest ? position(oldest) : null,
+          newest: newest ? position(newest) : null,
+          nextCursor: oldest ? position(oldest) : (cursor ?? { epoch: head.epoch, sequence: 0 }),
+        },
+        hasOlder,
+        hasNewer: below !== null && (await this.pages.hasItemsFrom(key, below)),
+      },
+    };
+  }
+
+  /** The resume checks in the reference's order: epoch, ahead, then (for `after`) compacted. */
+  private checkCursor(cursor: JournalCursor, head: JournalHead, replay: boolean): JournalResetReason | null {
+    if (cursor.epoch !== head.epoch) return 'epoch_changed';
+    const sequence = BigInt(cursor.sequence);
+    if (sequence > head.head) return 'cursor_ahead';
+    // Sitting exactly on the floor is fine: the next row is still there.
+    if (replay && sequence < head.oldest - 1n) return 'cursor_compacted';
+    return null;
+  }
+
+  private async reset(
+    key: StoredSessionKey,
+    head: JournalHead,
+    reason: JournalResetReason,
+  ): Promise<HistoryJournalPageReply> {
+    return { ok: false, reset: reason, snapshot: await this.snapshot(key, head) };
+  }
+
+  /** The bounded recovery state: the newest items within the page bounds. */
+  async snapshot(key: StoredSessionKey, head: JournalHead): Promise<JournalSnapshot> {
+    const { items, hasOlder } = await this.backward(key, null, Limits.JOURNAL_PAGE_MAX_LIMIT);
+    return {
+      sessionId: key.sessionId,
+      cursor: { epoch: head.epoch, sequence: Number(head.head) },
+      items,
+      submissions: [],
+      hasOlder,
+    };
+  }
+
+  /**
+   * The newest `limit` live items created before `below`, never splitting the items one row
+   * created (a `before` cursor is a row position, so a split group would lose its older half),
+   * then cut to the byte budget at a group boundary.
+   */
+  private async backward(key: StoredSessionKey, below: bigint | null, limit: number): Promise<BackwardPage> {
+    const rows = await this.pages.newestItems(key, below, limit + 1);
+    let page = rows.slice(0, limit);
+    const boundary = page[page.length - 1]?.sequence;
+    if (rows.length > limit && boundary !== undefined && rows[limit]?.sequence === boundary) {
+      const whole = page.filter((item) => item.sequence !== boundary);
+      // One row created more items than the limit: the page is that row, whole.
+      page = whole.length > 0 ? whole : await this.pages.itemsOfSequence(key, boundary);
+    }
+    const kept: JournalItem[] = [];
+    let used = 0;
+    let index = 0;
+    while (index < page.length) {
+      const sequence = page[index]!.sequence;
+      const group: JournalItem[] = [];
+      for (; index < page.length && page[index]!.sequence === sequence; index += 1) {
+        group.push(this.wireItem(key, page[index]!));
+      }
+      const size = group.reduce((sum, item) => sum + byteLength(item), 0);
+      if (kept.length > 0 && used + size > Limits.JOURNAL_PAGE_MAX_BYTES) break;
+      used += kept.length === 0 ? this.fitGroup(group) : size;
+      kept.push(...group);
+    }
+    kept.reverse();
+    const oldest = kept[0];
+    const hasOlder =
+      oldest !== undefined
+        ? (await this.pages.newestItems(key, BigInt(oldest.sequence), 1)).length > 0
+        : below === null
+          ? false
+          : (await this.pages.newestItems(key, below, 1)).length > 0;
+    return { items: kept, hasOlder };
+  }
+
+  /** A first group above the budget keeps its items, the ones past the budget as stand-ins. */
+  private fitGroup(group: JournalItem[]): number {
+    let used = 0;
+    group.forEach((item, i) => {
+      const size = byteLength(item);
+      if (used + size > Limits.JOURNAL_PAGE_MAX_BYTES && item.body !== undefined) {
+        group[i] = standIn(item);
+        used += byteLength(group[i]);
+      } else {
+        used += size;
+      }
+    });
+    return used;
+  }
+
+  /**
+   * Rows after the cursor (at most `limit`), projected to the current state of every item they
+   * touched. A window that does not fit the byte budget is halved rather than clipped: clipping
+   * items while advancing the cursor would lose a revision for good.
+   */
+  private async after(
+    key: StoredSessionKey,
+    head: JournalHead,
+    cursor: JournalCursor,
+    limit: number,
+  ): Promise<HistoryJournalPageReply> {
+    const from = BigInt(cursor.sequence);
+    const rows = await this.pages.rowsAfter(key, head.epoch, from, limit);
+    // The reducer applied across a hole (a row given up on), or rows are missing before the head.
+    const contiguous = rows.every((row, i) => row.sequence === from + BigInt(i + 1));
+    const reachedHead = rows.length === limit || from + BigInt(rows.length) >= head.head;
+    if (!contiguous || !reachedHead) return this.reset(key, head, 'journal_gap');
+
+    let window = rows.length;
+    for (;;) {
+      const taken = rows.slice(0, window);
+      const touched = [...new Set(taken.flatMap((row) => row.touched))];
+      const stored = await this.pages.itemsById(key, touched);
+      const live = stored
+        .filter((item) => !item.deleted)
+        .sort((a, b) =>
+          a.sequence === b.sequence ? a.ordinal - b.ordinal : a.sequence < b.sequence ? -1 : 1,
+        );
+      const liveIds = new Set(live.map((item) => item.itemId));
+      const items = live.map((item) => this.wireItem(key, item));
+      const removedItemIds = touched.filter((id) => !liveIds.has(id));
+      const size = items.reduce((sum, item) => sum + byteLength(item), byteLength(removedItemIds));
+      if (size > Limits.JOURNAL_PAGE_MAX_BYTES && window > 1) {
+        window = Math.ceil(window / 2);
+        continue;
+      }
+      if (size > Limits.JOURNAL_PAGE_MAX_BYTES) this.fitGroup(items);
+      const last = taken[taken.length - 1]?.sequence;
+      const nextCursor = last != null ? { epoch: head.epoch, sequence: Number(last) } : cursor;
+      const first = items[0];
+      const newest = items[items.length - 1];
+      return {
+        ok: true,
+        page: {
+          sessionId: key.sessionId,
+          epoch: head.epoch,
+          direction: 'after',
+          items,
+          removedItemIds,
+          submissions: [],
+          window: {
+            oldest: first ? { epoch: head.epoch, sequence: first.sequence } : null,
+            newest: newest ? { epoch: head.epoch, sequence: newest.sequence } : null,
+            nextCursor,
+          },
+          hasOlder: cursor.sequence > 0,
+          hasNewer: BigInt(nextCursor.sequence) < head.head,
+        },
+      };
+    }
+  }
+
+  /** One stored item on the wire: decrypted, or a stand-in when it alone is over the item bound. */
+  private wireItem(key: StoredSessionKey, item: StoredItem): JournalItem {
+    const base = {
+      itemId: item.itemId,
+      revision: item.revision,
+      sequence: Number(item.sequence),
+      observedAt: item.observedAt.getTime(),
+    };
+    if (item.body === null) return { ...base, oversize: true };
+    const text = this.cipher.decrypt(item.body, Aad.item(key, item.itemId));
+    if (Buffer.byteLength(text) > Limits.JOURNAL_ITEM_MAX_BYTES) return { ...base, oversize: true };
+    return { ...base, body: JSON.parse(text) as Record<string, unknown> };
+  }
+}
+
+/** The full body stays stored; the client knows the item exists at this revision. */
+function standIn(item: JournalItem): JournalItem {
+  return {
+    itemId: item.itemId,
+    revision: item.revision,
+    sequence: item.sequence,
+    observedAt: item.observedAt,
+    oversize: true,
+  };
+}

@@ -1,0 +1,289 @@
+// The live journal over HTTP (issue 4 "Done when"): while the scripted agent streams replies, an
+// SSE client that disconnects at random points and resumes from its last event id ends with the
+// same item state as a client that never disconnected, and both match a fresh page.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import {
+  ApiClient,
+  createTestDatabase,
+  freePort,
+  signToken,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
+import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
+import { Stack } from '../../scripts/stack/launcher.js';
+
+jest.setTimeout(120_000);
+
+const JWT_SECRET = 'e2e-sse-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-sse-edge-secret-0123456789';
+const PROMPTS = 3;
+/** Bound on waiting for both clients to reach the journal head after the last turn. */
+const CONVERGE_TIMEOUT_MS = 30_000;
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  installations?: { id: string; kind: string }[];
+}
+
+function ordered(items: JournalItem[]): JournalItem[] {
+  return [...items].sort((a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId));
+}
+
+/** What a client holds: items by id, and the cursor of the last event it applied. */
+class ClientState {
+  items = new Map<string, JournalItem>();
+  lastEventId: string | undefined;
+
+  apply(type: string, id: string | undefined, data: string): void {
+    const event = JSON.parse(data) as {
+      snapshot?: JournalSnapshot;
+      batch?: { items: JournalItem[]; removedItemIds: string[] };
+    };
+    if ((type === 'snapshot' || type === 'reset') && event.snapshot) {
+      this.items = new Map(event.snapshot.items.map((item) => [item.itemId, item]));
+    } else if (type === 'batch' && event.batch) {
+      for (const item of event.batch.items) {
+        const held = this.items.get(item.itemId);
+        if (!held || held.revision <= item.revision) this.items.set(item.itemId, item);
+      }
+      for (const removed of event.batch.removedItemIds) this.items.delete(removed);
+    }
+    if (id !== undefined) this.lastEventId = id;
+  }
+
+  view(): JournalItem[] {
+    return [...this.items.values()].sort(
+      (a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId),
+    );
+  }
+}
+
+let database: TestDatabase;
+let stack: Stack;
+let projectDir: string;
+let edgeDir: string;
+const owner = `sse${Date.now() % 100000}`;
+let token: string;
+let alice: ApiClient;
+
+beforeAll(async () => {
+  const services = await testServices();
+  database = await createTestDatabase('e2esse');
+  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-sse-project-'));
+  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-sse-edge-'));
+  const scriptPath = join(edgeDir, 'script.json');
+  // Every turn streams many deltas: many journal rows, each revising the reply item.
+  writeFileSync(
+    scriptPath,
+    JSON.stringify({
+      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
+    }),
+  );
+  stack = new Stack({
+    natsUrl: services.natsUrl,
+    redisUrl: services.redisUrl,
+    databaseUrl: database.url,
+    namespace: uniqueNamespace('e2esse'),
+    httpHost: '127.0.0.1',
+    httpPort: await freePort(),
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    demoOwner: owner,
+    agent: 'scripted',
+    edgeDataDir: edgeDir,
+    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_SCRIPTED_SCRIPT: scriptPath },
+    output: 'collect',
+  });
+  try {
+    await stack.up();
+  } catch (error) {
+    await stack.down();
+    throw error;
+  }
+  token = await signToken(JWT_SECRET, owner);
+  alice = new ApiClient(stack.apiUrl, token);
+});
+
+afterAll(async () => {
+  await stack?.down();
+  await database?.drop();
+  rmSync(projectDir, { recursive: true, force: true });
+  rmSync(edgeDir, { recursive: true, force: true });
+});
+
+/**
+ * Reads one SSE connection into `state` until `signal` aborts it or the server closes it. Events
+ * are applied only when complete, as a browser's EventSource does.
+ */
+async function readStream(url: string, state: ClientState, signal: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
+  if (state.lastEventId !== undefined) headers['last-event-id'] = state.lastEventId;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, signal });
+  } catch {
+    return; // aborted before the response
+  }
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let type = 'message';
+        let id: string | undefined;
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) continue;
+          if (line.startsWith('event: ')) type = line.slice(7);
+          else if (line.startsWith('id: ')) id = line.slice(4);
+          else if (line.startsWith('data: ')) data.push(line.slice(6));
+        }
+        if (data.length > 0) state.apply(type, id, data.join('\n'));
+      }
+    }
+  } catch {
+    // Aborted mid-stream: whatever was complete is applied, the rest is re-read on resume.
+  }
+}
+
+it('converges a client that disconnects at random points with one that never does', async () => {
+  try {
+    await scenario();
+  } catch (error) {
+    // Service output helps only when something failed.
+    console.log(stack.output().split('\n').slice(-80).join('\n'));
+    throw error;
+  }
+});
+
+async function scenario(): Promise<void> {
+  const edgeId = stack.edge!.id;
+  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
+  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'sse',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation.id,
+    project: projectDir,
+  });
+  const accessId = created.body.data!.id;
+  const started = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installation.id,
+    project: projectDir,
+  });
+  const sessionId = started.session_id!;
+  const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+  const query = `edge_id=${edgeId}&access_id=${accessId}`;
+  const eventsUrl = `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}`;
+
+  // The journal exists in history once the start's first row is stored.
+  for (;;) {
+    const probe = await alice.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
+    if (probe.status === 200) break;
+    expect(probe.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  // The steady client: one connection for the whole test.
+  const steady = new ClientState();
+  const steadyAbort = new AbortController();
+  const steadyDone = readStream(eventsUrl, steady, steadyAbort.signal);
+
+  // The flaky client: connects, reads for a random while, drops, resumes from its last event id.
+  const flaky = new ClientState();
+  let traffic = true;
+  let reconnects = 0;
+  const flakyDone = (async () => {
+    for (;;) {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), 30 + Math.floor(Math.random() * 300));
+      await readStream(eventsUrl, flaky, abort.signal);
+      clearTimeout(timer);
+      reconnects += 1;
+      if (!traffic) return;
+    }
+  })();
+
+  let revision = started.revision ?? 0;
+  for (let i = 0; i < PROMPTS; i += 1) {
+    const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: `prompt ${i}` });
+    expect(sent.status).toBe('ok');
+    // Watch until the turn finished.
+    for (;;) {
+      const watched = await alice.agent<Snapshot>({ ...base, action: 'watch', cursor: String(revision) });
+      revision = watched.revision ?? revision;
+      if (watched.status === 'ok' && !watched.running && revision > (sent.revision ?? 0)) break;
+    }
+  }
+
+  // The journal head once history has everything: an `after` read with no cursor answers with it.
+  const headOf = async (): Promise<string> => {
+    const reply = await alice.call<HistoryJournalPageReply>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/history?${query}&direction=after`,
+    );
+    const data = reply.body.data!;
+    if (data.ok) throw new Error('expected the snapshot reset');
+    return `${data.snapshot.cursor.epoch}:${data.snapshot.cursor.sequence}`;
+  };
+  // Both clients at the same head, re-read each round (the last rows may still be arriving).
+  const deadline = Date.now() + CONVERGE_TIMEOUT_MS;
+  try {
+    let head = await headOf();
+    while (steady.lastEventId !== head) {
+      if (Date.now() > deadline)
+        throw new Error(`steady client stuck at ${steady.lastEventId}, head ${head}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      head = await headOf();
+    }
+    traffic = false;
+    await flakyDone;
+    // The flaky client's last resume: fresh connections from its last event id until it is level.
+    while (flaky.lastEventId !== head || steady.lastEventId !== head) {
+      if (Date.now() > deadline) {
+        throw new Error(`clients at ${flaky.lastEventId} and ${steady.lastEventId}, head ${head}`);
+      }
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), 500);
+      await readStream(eventsUrl, flaky, abort.signal);
+      clearTimeout(timer);
+      head = await headOf();
+    }
+  } finally {
+    traffic = false;
+    steadyAbort.abort();
+    await steadyDone;
+  }
+
+  expect(reconnects).toBeGreaterThan(1);
+  expect(flaky.view()).toEqual(steady.view());
+  // Both equal what a fresh reader gets.
+  const tail = await alice.call<HistoryJournalPageReply>(
+    'GET',
+    `/api/v1/sessions/${sessionId}/history?${query}&limit=200`,
+  );
+  const page = tail.body.data!;
+  expect(page.ok).toBe(true);
+  if (page.ok) expect(steady.view()).toEqual(ordered(page.page.items));
+  // Each prompt and its streamed reply are items; the reply holds the whole text.
+  expect(steady.view().filter((item) => item.body?.['role'] === 'user')).toHaveLength(PROMPTS);
+}
