@@ -139,3 +139,4 @@ export {
   exceedsBytes,
   hasControlChars,
 } from './validation.js';
+export { LIVE_ONLY_FIELDS, withoutLiveOnlyFields } from './snapshot.js';

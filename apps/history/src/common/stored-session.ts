@@ -1,27 +1,15 @@
 // What history stores of a snapshot and the views it builds back from it. Pure functions: the
 // repositories store and read ciphertext, the services encrypt and decrypt around these.
-import { result, type EdgeAgentResult, type Message, type ResumeState } from '#contracts';
-
-/**
- * Snapshot fields that describe the live process or the asking client rather than the
- * session's history (reference §4 "Save rules"); never stored.
- */
-const LIVE_ONLY_FIELDS = [
-  'models',
-  'approvals',
-  'input_requests',
-  'permissions_available',
-  'skills',
-  'sessions',
-  'directories',
-  'history_persistent',
-  'archived',
-] as const satisfies readonly (keyof EdgeAgentResult)[];
+import {
+  result,
+  withoutLiveOnlyFields,
+  type EdgeAgentResult,
+  type Message,
+  type ResumeState,
+} from '#contracts';
 
 export function storedSnapshot(snapshot: EdgeAgentResult): Record<string, unknown> {
-  const stored: Record<string, unknown> = { ...snapshot };
-  for (const field of LIVE_ONLY_FIELDS) delete stored[field];
-  return stored;
+  return { ...withoutLiveOnlyFields(snapshot) };
 }
 
 /** The small encrypted value the sessions list reads instead of whole payloads. */
@@ -44,8 +32,7 @@ export function sessionSummary(snapshot: EdgeAgentResult): SessionSummaryValue {
  * stored snapshot, `ok`, archived and closed, not running, the title override on top.
  */
 export function archivedView(stored: EdgeAgentResult, titleOverride: string | null): EdgeAgentResult {
-  const { version: _version, status: _status, ...fields } = stored;
-  for (const field of LIVE_ONLY_FIELDS) delete (fields as Record<string, unknown>)[field];
+  const { version: _version, status: _status, ...fields } = withoutLiveOnlyFields(stored);
   return result('ok', {
     ...fields,
     ...(titleOverride !== null ? { title: titleOverride } : {}),

@@ -1,25 +1,13 @@
-import type { EdgeAgentResult, JournalEntry, SessionUpdate } from '#contracts';
+import {
+  withoutLiveOnlyFields,
+  type EdgeAgentResult,
+  type JournalEntry,
+  type SessionUpdate,
+} from '#contracts';
 
-/**
- * Fields that describe the live edge, not the conversation: catalogs, pending approvals and input
- * requests, capability flags, and the manager-side markers (reference §4 "Save rules").
- */
-const LIVE_ONLY_FIELDS = [
-  'models',
-  'approvals',
-  'input_requests',
-  'permissions_available',
-  'skills',
-  'sessions',
-  'directories',
-  'history_persistent',
-  'archived',
-] as const satisfies readonly (keyof EdgeAgentResult)[];
-
+/** What the journal stores of a snapshot: the conversation, not the live edge's state. */
 export function journalSnapshot(snapshot: EdgeAgentResult): EdgeAgentResult {
-  const copy: Partial<EdgeAgentResult> = { ...snapshot };
-  for (const field of LIVE_ONLY_FIELDS) delete copy[field];
-  return copy as EdgeAgentResult;
+  return withoutLiveOnlyFields(snapshot);
 }
 
 export function journalEntry(update: SessionUpdate, epoch: string, recordedAt: number): JournalEntry {
