@@ -1,6 +1,7 @@
 import { jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
+import { ensureStream } from './jetstream.js';
 
 /** An audit record is a few hundred bytes of ids; anything larger is not one. */
 const AUDIT_STREAM_MAX_MSG_BYTES = 4 * 1024;
@@ -21,15 +22,6 @@ export async function ensureAuditStream(nc: NatsConnection, subjects: Subjects):
     max_msg_size: AUDIT_STREAM_MAX_MSG_BYTES,
     duplicate_window: AUDIT_STREAM_DUPLICATE_WINDOW_NS,
   };
-  try {
-    await jsm.streams.info(subjects.auditStream);
-  } catch (error) {
-    if (!(error instanceof Error) || !/not found/i.test(error.message)) throw error;
-    try {
-      await jsm.streams.add(config);
-    } catch (addError) {
-      if (!(addError instanceof Error) || !/already in use|exists/i.test(addError.message)) throw addError;
-    }
-  }
+  await ensureStream(jsm, config);
   return jsm;
 }

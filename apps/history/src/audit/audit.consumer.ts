@@ -5,12 +5,13 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { auditRecordSchema, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
+  ensureDurableConsumer,
   ensureAuditStream,
   MalformedPayloadError,
   NATS_CONNECTION,
@@ -45,18 +46,10 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const jsm = await ensureAuditStream(this.nc, this.subjects);
     const stream = this.subjects.auditStream;
     const durable = this.subjects.historyAuditConsumer;
-    try {
-      await jsm.consumers.info(stream, durable);
-    } catch (error) {
-      if (!(error instanceof Error) || !/not found/i.test(error.message)) throw error;
-      await jsm.consumers.add(stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: AUDIT_ACK_WAIT_NS,
-        max_ack_pending: AUDIT_MAX_ACK_PENDING,
-      });
-    }
+    await ensureDurableConsumer(jsm, stream, durable, {
+      ack_wait: AUDIT_ACK_WAIT_NS,
+      max_ack_pending: AUDIT_MAX_ACK_PENDING,
+    });
     const consumer = await jetstream(this.nc).consumers.get(stream, durable);
     this.messages = await consumer.consume({ max_messages: AUDIT_MAX_ACK_PENDING });
     this.loop = this.run(this.messages);

@@ -5,12 +5,13 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { journalEntrySchema, type JournalNoticePayload, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
+  ensureDurableConsumer,
   ensureSessionsStream,
   MalformedPayloadError,
   NATS_CONNECTION,
@@ -73,18 +74,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       max_ack_pending: this.config.journalMaxAckPending,
       ack_wait: JOURNAL_ACK_WAIT_NS,
     };
-    try {
-      await jsm.consumers.info(stream, durable);
-      await jsm.consumers.update(stream, durable, settings);
-    } catch (error) {
-      if (!(error instanceof Error) || !/not found/i.test(error.message)) throw error;
-      await jsm.consumers.add(stream, {
-        ...settings,
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-      });
-    }
+    await ensureDurableConsumer(jsm, stream, durable, settings);
     const consumer = await jetstream(this.nc).consumers.get(stream, durable);
     this.messages = await consumer.consume({ max_messages: this.config.journalMaxAckPending });
     this.loop = this.run(this.messages);
