@@ -62,6 +62,7 @@ export {
   AUDITED_ACTIONS,
   JOURNAL_DIRECTIONS,
   JOURNAL_RESET_REASONS,
+  LIFECYCLE_EVENT_TYPES,
 } from './internal.js';
 export type {
   RpcErrorCode,
@@ -115,6 +116,9 @@ export type {
   HistoryJournalPageRequest,
   HistoryJournalPageReply,
   JournalNotice,
+  LifecycleEvent,
+  LifecycleEventData,
+  LifecycleEventType,
 } from './internal.js';
 export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
 export { toWire } from './wire.js';
@@ -124,6 +128,7 @@ export {
   edgeAgentResultSchema,
   heartbeatSchema,
   journalEntrySchema,
+  lifecycleEventSchema,
   auditRecordSchema,
   requestSchemas,
   validateEdgeAgentRequest,

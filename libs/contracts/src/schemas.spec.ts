@@ -6,6 +6,7 @@ import {
   edgeAgentRpcRequestSchema,
   heartbeatSchema,
   journalEntrySchema,
+  lifecycleEventSchema,
   requestSchemas,
   validateEdgeAgentRequest,
 } from './schemas.js';
@@ -300,6 +301,32 @@ describe('journalEntrySchema', () => {
     ['a snapshot without status', { ...JOURNAL, snapshot: { version: 1 } }],
   ])('refuses %s', (_name, body) => {
     expect(parses(journalEntrySchema, body)).toBe(false);
+  });
+});
+
+const LIFECYCLE = {
+  v: 1,
+  id: `${SESSION}:e1:5:turn.completed`,
+  type: 'turn.completed',
+  session_id: SESSION,
+  edge_id: '42',
+  actor_id: '7',
+  at: 2,
+  epoch: 'e1',
+  sequence: 5,
+  data: { status: 'ok', turn_timing: { dispatch_ms: 1, first_reply_ms: null } },
+};
+
+describe('lifecycleEventSchema', () => {
+  it('accepts an event', () => expect(parses(lifecycleEventSchema, LIFECYCLE)).toBe(true));
+  it.each([
+    ['an unknown field', { ...LIFECYCLE, extra: 1 }],
+    ['an unknown data field (no content may ride along)', { ...LIFECYCLE, data: { title: 't' } }],
+    ['version 2', { ...LIFECYCLE, v: 2 }],
+    ['an unknown type', { ...LIFECYCLE, type: 'turn.paused' }],
+    ['sequence 0', { ...LIFECYCLE, sequence: 0 }],
+  ])('refuses %s', (_name, body) => {
+    expect(parses(lifecycleEventSchema, body)).toBe(false);
   });
 });
 

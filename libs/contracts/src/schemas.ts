@@ -29,6 +29,8 @@ import {
   type HistoryJournalPageRequest,
   type HistorySessionScope,
   type JournalEntry,
+  LIFECYCLE_EVENT_TYPES,
+  type LifecycleEvent,
 } from './internal.js';
 import {
   ACCESSES_PAGE_SIZE_MAX,
@@ -414,6 +416,35 @@ export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
   snapshot: edgeAgentResultSchema,
   emitted_at: timestampSchema,
   recorded_at: timestampSchema,
+});
+
+const LIFECYCLE_EVENT_ID_MAX_LENGTH = 512;
+const LIFECYCLE_DATA_STRING_MAX_LENGTH = 128;
+const lifecycleDataStringSchema = z.string().min(1).max(LIFECYCLE_DATA_STRING_MAX_LENGTH);
+
+export const lifecycleEventSchema: z.ZodType<LifecycleEvent> = z.strictObject({
+  v: z.literal(1),
+  id: z.string().min(1).max(LIFECYCLE_EVENT_ID_MAX_LENGTH),
+  type: z.enum(LIFECYCLE_EVENT_TYPES),
+  session_id: internalIdSchema,
+  edge_id: edgeIdSchema,
+  actor_id: actorIdSchema,
+  access_id: internalIdSchema.optional(),
+  at: timestampSchema,
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  sequence: z.int().min(1),
+  data: z.strictObject({
+    status: lifecycleDataStringSchema.optional(),
+    turn_timing: z
+      .strictObject({
+        dispatch_ms: z.number().nullable().optional(),
+        first_reply_ms: z.number().nullable().optional(),
+        finished_ms: z.number().nullable().optional(),
+      })
+      .optional(),
+    approval_id: lifecycleDataStringSchema.optional(),
+    approval_kind: lifecycleDataStringSchema.optional(),
+  }),
 });
 
 const accessInputSchema: z.ZodType<AccessInput> = z.strictObject({

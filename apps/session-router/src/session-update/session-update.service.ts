@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Redis } from 'ioredis';
 import {
   verifyEdgeToken,
   type RevisionNotice,
@@ -12,9 +13,10 @@ import { NATS_CONNECTION, ServiceError, encodeJson } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
-import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { REDIS, ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { journalEntry, journalMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
+import { LifecyclePublisher } from './lifecycle.js';
 import { SessionUpdateRepository, type JournalHead } from './session-update.repository.js';
 
 /** A new epoch: 16 random bytes, hex. */
@@ -49,6 +51,7 @@ export function newEpoch(): string {
 @Injectable()
 export class SessionUpdateService {
   private readonly log = new Logger(SessionUpdateService.name);
+  private readonly lifecycle: LifecyclePublisher;
 
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
@@ -56,7 +59,10 @@ export class SessionUpdateService {
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     private readonly repository: SessionUpdateRepository,
     private readonly stream: JournalStream,
-  ) {}
+    @Inject(REDIS) redis: Redis,
+  ) {
+    this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
+  }
 
   async record(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
@@ -80,6 +86,10 @@ export class SessionUpdateService {
     for (let attempt = 0; attempt < APPEND_ATTEMPTS_MAX; attempt += 1) {
       // Already journaled (the head moves only after JetStream stored it): a retry, acknowledge again.
       if (head.revision !== null && head.revision >= update.revision) {
+        // The retried row may have been stored without its lifecycle events (docs/events.md).
+        if (head.revision === update.revision) {
+          await this.lifecycle.republishLast(sessionId, head.streamSequence, update.revision);
+        }
         return { ok: true, epoch: head.epoch, sequence: head.sequence, duplicate: true };
       }
       const now = Date.now();
@@ -120,6 +130,22 @@ export class SessionUpdateService {
         const notice: RevisionNotice = { session_id: sessionId, revision: update.revision };
         this.nc.publish(this.subjects.sessionRevision(sessionId), encodeJson(notice));
       }
+      // After the row is stored: a failure here fails the update, and the edge's retry
+      // republishes through the duplicate path above.
+      await this.lifecycle.publishRow(
+        {
+          session_id: sessionId,
+          edge_id: update.edge_id,
+          actor_id: update.actor_id,
+          ...(update.access_id ? { access_id: update.access_id } : {}),
+          epoch: head.epoch,
+          sequence,
+          at: now,
+        },
+        update.snapshot,
+        outcome.streamSequence,
+        head.streamSequence,
+      );
       return { ok: true, epoch: head.epoch, sequence, duplicate };
     }
     throw new JournalContendedError(sessionId);
