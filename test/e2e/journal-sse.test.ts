@@ -23,6 +23,8 @@ const JWT_SECRET = 'e2e-sse-jwt-secret-0123456789';
 const EDGE_SECRET = 'e2e-sse-edge-secret-0123456789';
 const PROMPTS = 3;
 /** Bound on waiting for both clients to reach the journal head after the last turn. */
+/** The head counts as final once it has not moved for this long. */
+const HEAD_SETTLE_MS = 750;
 const CONVERGE_TIMEOUT_MS = 30_000;
 
 interface Snapshot {
@@ -245,28 +247,35 @@ async function scenario(): Promise<void> {
     if (data.ok) throw new Error('expected the snapshot reset');
     return `${data.snapshot.cursor.epoch}:${data.snapshot.cursor.sequence}`;
   };
-  // Both clients at the same head, re-read each round (the last rows may still be arriving).
+  // Both clients at the same head, re-read each round: history stores the last rows of a turn a
+  // moment after the edge reported it finished, so the head is only final once it stops moving.
   const deadline = Date.now() + CONVERGE_TIMEOUT_MS;
   try {
     let head = await headOf();
-    while (steady.lastEventId !== head) {
-      if (Date.now() > deadline)
-        throw new Error(`steady client stuck at ${steady.lastEventId}, head ${head}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      head = await headOf();
-    }
-    traffic = false;
-    await flakyDone;
-    // The flaky client's last resume: fresh connections from its last event id until it is level.
-    while (flaky.lastEventId !== head || steady.lastEventId !== head) {
-      if (Date.now() > deadline) {
-        throw new Error(`clients at ${flaky.lastEventId} and ${steady.lastEventId}, head ${head}`);
+    for (;;) {
+      while (steady.lastEventId !== head) {
+        if (Date.now() > deadline)
+          throw new Error(`steady client stuck at ${steady.lastEventId}, head ${head}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        head = await headOf();
       }
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), 500);
-      await readStream(eventsUrl, flaky, abort.signal);
-      clearTimeout(timer);
-      head = await headOf();
+      traffic = false;
+      await flakyDone;
+      // The flaky client's last resume: fresh connections from its last event id until it is level.
+      while (flaky.lastEventId !== head || steady.lastEventId !== head) {
+        if (Date.now() > deadline) {
+          throw new Error(`clients at ${flaky.lastEventId} and ${steady.lastEventId}, head ${head}`);
+        }
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), 500);
+        await readStream(eventsUrl, flaky, abort.signal);
+        clearTimeout(timer);
+        head = await headOf();
+      }
+      await new Promise((resolve) => setTimeout(resolve, HEAD_SETTLE_MS));
+      const settled = await headOf();
+      if (settled === head) break;
+      head = settled;
     }
   } finally {
     traffic = false;
