@@ -1,20 +1,12 @@
 // The whole chain over HTTP only: api → session router → edge connector (scripted agent) →
 // back, with history persisted in Postgres, on real NATS, Redis and Postgres.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  ApiClient,
-  createTestDatabase,
-  freePort,
-  signToken,
-  testServices,
-  uniqueNamespace,
-  type TestDatabase,
-} from '#test-support';
+import { signToken, type ApiClient, type TestDatabase } from '#test-support';
 import { Aad, HistoryCipher } from '../../apps/history/src/common/history-cipher.js';
-import { DEV_HISTORY_KEY, Stack } from '../../scripts/stack/launcher.js';
+import { DEV_HISTORY_KEY, type Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(120_000);
@@ -35,62 +27,43 @@ interface Snapshot {
   request_service_ms?: number;
 }
 
+let e2e: E2eStack;
 let database: TestDatabase;
 let stack: Stack;
 let projectDir: string;
-let edgeDir: string;
 const owner = `alice${Date.now() % 100000}`;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  const services = await testServices();
-  database = await createTestDatabase('e2echain');
-  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-project-'));
-  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-edge-'));
-  // A slow rule keeps a turn running long enough to kill the router in the middle of it.
-  const scriptPath = join(edgeDir, 'script.json');
-  writeFileSync(
-    scriptPath,
-    JSON.stringify({
-      rules: [
-        {
-          match: { prefix: 'slow' },
-          steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
-        },
-        { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
-      ],
-    }),
-  );
-  stack = new Stack({
-    natsUrl: services.natsUrl,
-    redisUrl: services.redisUrl,
-    databaseUrl: database.url,
-    namespace: uniqueNamespace('e2echain'),
-    httpHost: '127.0.0.1',
-    httpPort: await freePort(),
+  e2e = await startE2eStack({
+    label: 'e2echain',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
-    demoOwner: owner,
-    agent: 'scripted',
-    edgeDataDir: edgeDir,
-    // CI runs as root; the edge refuses root unless told otherwise (tested in the edge suites).
-    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_SCRIPTED_SCRIPT: scriptPath },
-    output: 'collect',
+    owner,
+    // A slow rule keeps a turn running long enough to kill the router in the middle of it.
+    prepareEdge: (edgeDir) => {
+      const scriptPath = join(edgeDir, 'script.json');
+      writeFileSync(
+        scriptPath,
+        JSON.stringify({
+          rules: [
+            {
+              match: { prefix: 'slow' },
+              steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
+            },
+            { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
+          ],
+        }),
+      );
+      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    },
   });
-  try {
-    await stack.up();
-  } catch (error) {
-    await stack.down();
-    throw error;
-  }
-  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+  ({ stack, database, projectDir } = e2e);
+  alice = e2e.owner;
 });
 
 afterAll(async () => {
-  await stack?.down();
-  await database?.drop();
-  rmSync(projectDir, { recursive: true, force: true });
-  rmSync(edgeDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const failures: string[] = [];

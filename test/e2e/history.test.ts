@@ -1,21 +1,11 @@
 // Durable history over HTTP with the real services and the scripted edge: windowed sends and
 // transcript pages, rename, the archived snapshot once the edge is gone, delete, and the audit
 // trail of it all (reference §2.3, §4, §7 edge_agent_history_test.go).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { jest } from '@jest/globals';
-import {
-  ApiClient,
-  createTestDatabase,
-  freePort,
-  signToken,
-  testServices,
-  uniqueNamespace,
-  type TestDatabase,
-} from '#test-support';
-import { Stack } from '../../scripts/stack/launcher.js';
+import type { ApiClient, TestDatabase } from '#test-support';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
@@ -39,52 +29,30 @@ interface Snapshot {
   models?: unknown[];
 }
 
+let e2e: E2eStack;
 let database: TestDatabase;
 let stack: Stack;
 let projectDir: string;
-let edgeDir: string;
 const owner = `hist${Date.now() % 100000}`;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  const services = await testServices();
-  database = await createTestDatabase('e2ehistory');
-  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-history-project-'));
-  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-history-edge-'));
-  stack = new Stack({
-    natsUrl: services.natsUrl,
-    redisUrl: services.redisUrl,
-    databaseUrl: database.url,
-    namespace: uniqueNamespace('e2ehistory'),
-    httpHost: '127.0.0.1',
-    httpPort: await freePort(),
+  e2e = await startE2eStack({
+    label: 'e2ehistory',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
-    historyKey: 'e2e-history-at-rest-key-0123456789abcdef',
-    demoOwner: owner,
-    agent: 'scripted',
-    edgeDataDir: edgeDir,
-    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1' },
-    extraEnv: { TETHER_METRICS_PORT: '0' },
-    output: 'collect',
+    owner,
+    stack: { historyKey: 'e2e-history-at-rest-key-0123456789abcdef' },
   });
-  try {
-    await stack.up();
-  } catch (error) {
-    await stack.down();
-    throw error;
-  }
-  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+  ({ stack, database, projectDir } = e2e);
+  alice = e2e.owner;
 });
 
 afterAll(async () => {
   if (expect.getState().numPassingAsserts !== expect.getState().assertionCalls) {
     console.log(stack?.output().split('\n').slice(-120).join('\n'));
   }
-  await stack?.down();
-  await database?.drop();
-  rmSync(projectDir, { recursive: true, force: true });
-  rmSync(edgeDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {

@@ -1,21 +1,13 @@
 // The live journal over HTTP (issue 4 "Done when"): while the scripted agent streams replies, an
 // SSE client that disconnects at random points and resumes from its last event id ends with the
 // same item state as a client that never disconnected, and both match a fresh page.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import {
-  ApiClient,
-  createTestDatabase,
-  freePort,
-  signToken,
-  testServices,
-  uniqueNamespace,
-  type TestDatabase,
-} from '#test-support';
+import { signToken, type ApiClient } from '#test-support';
 import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
-import { Stack } from '../../scripts/stack/launcher.js';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
@@ -68,57 +60,38 @@ class ClientState {
   }
 }
 
-let database: TestDatabase;
+let e2e: E2eStack;
 let stack: Stack;
 let projectDir: string;
-let edgeDir: string;
 const owner = `sse${Date.now() % 100000}`;
 let token: string;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  const services = await testServices();
-  database = await createTestDatabase('e2esse');
-  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-sse-project-'));
-  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-sse-edge-'));
-  const scriptPath = join(edgeDir, 'script.json');
-  // Every turn streams many deltas: many journal rows, each revising the reply item.
-  writeFileSync(
-    scriptPath,
-    JSON.stringify({
-      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
-    }),
-  );
-  stack = new Stack({
-    natsUrl: services.natsUrl,
-    redisUrl: services.redisUrl,
-    databaseUrl: database.url,
-    namespace: uniqueNamespace('e2esse'),
-    httpHost: '127.0.0.1',
-    httpPort: await freePort(),
+  e2e = await startE2eStack({
+    label: 'e2esse',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
-    demoOwner: owner,
-    agent: 'scripted',
-    edgeDataDir: edgeDir,
-    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_SCRIPTED_SCRIPT: scriptPath },
-    output: 'collect',
+    owner,
+    // Every turn streams many deltas: many journal rows, each revising the reply item.
+    prepareEdge: (edgeDir) => {
+      const scriptPath = join(edgeDir, 'script.json');
+      writeFileSync(
+        scriptPath,
+        JSON.stringify({
+          rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
+        }),
+      );
+      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    },
   });
-  try {
-    await stack.up();
-  } catch (error) {
-    await stack.down();
-    throw error;
-  }
+  ({ stack, projectDir } = e2e);
   token = await signToken(JWT_SECRET, owner);
-  alice = new ApiClient(stack.apiUrl, token);
+  alice = e2e.owner;
 });
 
 afterAll(async () => {
-  await stack?.down();
-  await database?.drop();
-  rmSync(projectDir, { recursive: true, force: true });
-  rmSync(edgeDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 /**

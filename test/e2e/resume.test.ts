@@ -2,20 +2,10 @@
 // restarted edge finds its binding file and relaunches the native thread, and the conversation
 // goes on with the revision continuing from the seed (reference §2.3 resume, §7
 // TestNativeBindingSurvivesBridgeRestart).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import {
-  ApiClient,
-  createTestDatabase,
-  freePort,
-  signToken,
-  testServices,
-  uniqueNamespace,
-  type TestDatabase,
-} from '#test-support';
-import { Stack } from '../../scripts/stack/launcher.js';
+import { signToken, type ApiClient } from '#test-support';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
@@ -33,47 +23,20 @@ interface Snapshot {
   installations?: { id: string; kind: string }[];
 }
 
-let database: TestDatabase;
+let e2e: E2eStack;
 let stack: Stack;
 let projectDir: string;
-let edgeDir: string;
 const owner = `res${Date.now() % 100000}`;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  const services = await testServices();
-  database = await createTestDatabase('e2eresume');
-  projectDir = mkdtempSync(join(tmpdir(), 'tether-e2e-resume-project-'));
-  edgeDir = mkdtempSync(join(tmpdir(), 'tether-e2e-resume-edge-'));
-  stack = new Stack({
-    natsUrl: services.natsUrl,
-    redisUrl: services.redisUrl,
-    databaseUrl: database.url,
-    namespace: uniqueNamespace('e2eresume'),
-    httpHost: '127.0.0.1',
-    httpPort: await freePort(),
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
-    demoOwner: owner,
-    agent: 'scripted',
-    edgeDataDir: edgeDir,
-    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1' },
-    output: 'collect',
-  });
-  try {
-    await stack.up();
-  } catch (error) {
-    await stack.down();
-    throw error;
-  }
-  alice = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+  e2e = await startE2eStack({ label: 'e2eresume', jwtSecret: JWT_SECRET, edgeSecret: EDGE_SECRET, owner });
+  ({ stack, projectDir } = e2e);
+  alice = e2e.owner;
 });
 
 afterAll(async () => {
-  await stack?.down();
-  await database?.drop();
-  rmSync(projectDir, { recursive: true, force: true });
-  rmSync(edgeDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {

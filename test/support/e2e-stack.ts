@@ -1,0 +1,70 @@
+// The set-up every e2e suite shares: its own database and namespace, a project and an edge data
+// folder, the real services started through the stack launcher, and a client for the demo owner.
+// Kept out of `#test-support`'s index so integration suites do not load the launcher.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack, type StackOptions } from '../../scripts/stack/launcher.js';
+import { createTestDatabase, testServices, uniqueNamespace, type TestDatabase } from './environment.js';
+import { ApiClient, freePort, signToken } from './http.js';
+
+export interface E2eStackOptions {
+  /** Names the database, namespace and folders of the suite. */
+  label: string;
+  jwtSecret: string;
+  edgeSecret: string;
+  owner: string;
+  /** Writes what the edge needs into its data folder before it starts; returns its extra env. */
+  prepareEdge?: (edgeDir: string) => Record<string, string>;
+  /** Anything else for the launcher (agent, history key, extra env, ...). */
+  stack?: Partial<StackOptions>;
+}
+
+export interface E2eStack {
+  stack: Stack;
+  database: TestDatabase;
+  projectDir: string;
+  edgeDir: string;
+  /** Signed in as the demo owner with every permission. */
+  owner: ApiClient;
+  close(): Promise<void>;
+}
+
+export async function startE2eStack(options: E2eStackOptions): Promise<E2eStack> {
+  const services = await testServices();
+  const database = await createTestDatabase(options.label);
+  const projectDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-project-`));
+  const edgeDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-edge-`));
+  let stack: Stack | undefined;
+  const close = async () => {
+    await stack?.down();
+    await database.drop();
+    rmSync(projectDir, { recursive: true, force: true });
+    rmSync(edgeDir, { recursive: true, force: true });
+  };
+  try {
+    stack = new Stack({
+      natsUrl: services.natsUrl,
+      redisUrl: services.redisUrl,
+      databaseUrl: database.url,
+      namespace: uniqueNamespace(options.label),
+      httpHost: '127.0.0.1',
+      httpPort: await freePort(),
+      jwtSecret: options.jwtSecret,
+      edgeSecret: options.edgeSecret,
+      demoOwner: options.owner,
+      agent: 'scripted',
+      edgeDataDir: edgeDir,
+      output: 'collect',
+      ...options.stack,
+      // CI runs as root; the edge refuses root unless told otherwise (tested in the edge suites).
+      edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', ...options.prepareEdge?.(edgeDir), ...options.stack?.edgeEnv },
+    });
+    await stack.up();
+    const owner = new ApiClient(stack.apiUrl, await signToken(options.jwtSecret, options.owner));
+    return { stack, database, projectDir, edgeDir, owner, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
