@@ -3,6 +3,7 @@
 // boolean means false (see wire.ts); the optional markers below say what may be omitted.
 // `turn_timing` values are nullable: a missing value means "not observed", 0 is a real value.
 // `bytes` fields travel as base64 strings.
+import type { OperationOutcome } from './operations.js';
 
 export const EDGE_AGENT_RPC_NAME = 'edge_agent_v1';
 export const EDGE_AGENT_RPC_VERSION = 1;
@@ -128,6 +129,16 @@ export interface EdgeAgentRequest {
   history_before?: string;
   file?: AgentFileOperation;
   attachments?: string[];
+  /**
+   * The mutation envelope (operations.ts; send, interrupt, approve, answer, model, permissions):
+   * optional and additive. `client_operation_id` and `payload_fingerprint` come together.
+   */
+  client_operation_id?: string;
+  /** Positive integer: the runtime fence the client last saw; a different one is refused. */
+  expected_runtime_fence?: number;
+  payload_fingerprint?: string;
+  /** approve, answer: the prompt revision the client answers (1 while pending). */
+  expected_revision?: number;
 }
 
 export interface AgentFile {
@@ -309,6 +320,8 @@ export interface EdgeAgentResult {
   files_upload_available?: boolean;
   turn_timing?: AgentTurnTiming;
   request_service_ms?: number | null;
+  /** Only in replies to requests that carried the mutation envelope (operations.ts). */
+  operation?: OperationOutcome;
 }
 
 /** GET/POST/PUT /api/v1/agent-accesses. */

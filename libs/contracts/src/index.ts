@@ -63,6 +63,7 @@ export {
   JOURNAL_DIRECTIONS,
   JOURNAL_RESET_REASONS,
   LIFECYCLE_EVENT_TYPES,
+  isSubmissionEntry,
 } from './internal.js';
 export type {
   RpcErrorCode,
@@ -71,6 +72,9 @@ export type {
   SessionUpdate,
   SessionUpdateAck,
   JournalEntry,
+  JournalSubmissionEntry,
+  JournalMessage,
+  JournalSubmissionView,
   RevisionNotice,
   EdgeHeartbeat,
   PresenceRequest,
@@ -128,6 +132,8 @@ export {
   edgeAgentResultSchema,
   heartbeatSchema,
   journalEntrySchema,
+  journalSubmissionEntrySchema,
+  journalMessageSchema,
   lifecycleEventSchema,
   auditRecordSchema,
   requestSchemas,
@@ -145,3 +151,25 @@ export {
   hasControlChars,
 } from './validation.js';
 export { LIVE_ONLY_FIELDS, withoutLiveOnlyFields } from './snapshot.js';
+export {
+  OPERATION_ACTIONS,
+  CLIENT_OPERATION_ID_PATTERN,
+  PAYLOAD_FINGERPRINT_PATTERN,
+  ENVELOPE_FIELDS,
+  OPERATION_REFUSAL_CODES,
+  DISPATCH_STATES,
+  isOperationAction,
+  operationMethod,
+  operationFields,
+  canonicalJson,
+  operationFingerprint,
+} from './operations.js';
+export type {
+  OperationAction,
+  OperationRefusalCode,
+  OperationRefusal,
+  PromptResolution,
+  DispatchState,
+  Submission,
+  OperationOutcome,
+} from './operations.js';

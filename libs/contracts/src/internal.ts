@@ -1,4 +1,5 @@
 // Messages between Tether's own services. Never exposed over HTTP.
+import type { DispatchState, Submission } from './operations.js';
 import type {
   AgentAccess,
   EdgeAgentAction,
@@ -83,6 +84,37 @@ export interface JournalEntry {
   snapshot: EdgeAgentResult;
   emitted_at: number;
   recorded_at: number;
+  /** The session's runtime fence when the router stored the row (absent before fences existed). */
+  fence?: number;
+}
+
+/**
+ * A row the router itself writes on `tether.session.<id>.journal` (not an edge update): a send's
+ * write-ahead submission (`dispatch_state: pending`, before the edge is asked) and its settlement
+ * (`accepted`, `rejected` or `unknown`, after). Sequenced like every row. `revision` repeats the
+ * head's edge revision (the row changes no snapshot), so a re-seed from it keeps the revision.
+ * Message id: `<sid>:<epoch>:op:<client_message_id>:<dispatch_state>`.
+ */
+export interface JournalSubmissionEntry {
+  v: 1;
+  kind: 'submission';
+  session_id: string;
+  edge_id: string;
+  actor_id: string;
+  access_id?: string;
+  epoch: string;
+  revision: number;
+  sequence: number;
+  prev_stream_seq: number;
+  fence: number;
+  submission: Submission;
+  recorded_at: number;
+}
+
+/** Anything on a session's journal subject. */
+export type JournalMessage = JournalEntry | JournalSubmissionEntry;
+export function isSubmissionEntry(message: JournalMessage): message is JournalSubmissionEntry {
+  return 'kind' in message && message.kind === 'submission';
 }
 
 /** Core NATS fan-out between router replicas: wake watchers of this session. */
@@ -332,14 +364,29 @@ export interface JournalItem {
   oversize?: true;
 }
 
+/** A submission as pages and events carry it (seed `AgentJournalSubmission`, camelCase). */
+export interface JournalSubmissionView {
+  clientMessageId: string;
+  fence: number;
+  payloadFingerprint: string;
+  dispatchState: DispatchState;
+  reason: string | null;
+  /** accepted: the journal item of the sent message, when the router could name it. */
+  itemId: string | null;
+  /** The row that wrote the submission. */
+  sequence: number;
+  submittedAt: number;
+  resolvedAt: number | null;
+}
+
 export interface JournalPage {
   sessionId: string;
   epoch: string;
   direction: JournalDirection;
   items: JournalItem[];
   removedItemIds: string[];
-  /** Always empty until submissions exist (issue 4 step 4). */
-  submissions: never[];
+  /** Submissions whose row falls inside the page (`after`), or whose sent message is on it. */
+  submissions: JournalSubmissionView[];
   window: { oldest: JournalCursor | null; newest: JournalCursor | null; nextCursor: JournalCursor };
   hasOlder: boolean;
   hasNewer: boolean;
@@ -351,7 +398,8 @@ export interface JournalSnapshot {
   /** The journal head. */
   cursor: JournalCursor;
   items: JournalItem[];
-  submissions: never[];
+  /** Every submission not yet settled `accepted` plus the newest settled ones (bounded). */
+  submissions: JournalSubmissionView[];
   /** True when older items exist beyond this bounded snapshot (page them with `before`). */
   hasOlder: boolean;
 }

@@ -125,3 +125,19 @@ export const JOURNAL_PAGE_MAX_LIMIT = 200;
 export const JOURNAL_PAGE_MAX_BYTES = 256 * 1024;
 /** One item bigger than this travels as a stand-in `{itemId, revision, sequence, oversize}`. */
 export const JOURNAL_ITEM_MAX_BYTES = 64 * 1024;
+
+/**
+ * Mutation envelope (reference orca §3): the wire bound of `client_operation_id` (the ledger then
+ * requires `<13-digit ms>-<32 hex>`), how far in the future an id may be dated, the age beyond
+ * which an id the ledger never saw is expired, and the extra time a record is kept so it outlives
+ * every moment its id could still be admitted as new.
+ */
+export const CLIENT_OPERATION_ID_MAX_LENGTH = 512;
+export const OPERATION_FUTURE_SKEW_MS = 5 * 60_000;
+export const OPERATION_MAX_NEW_AGE_MS = 24 * 60 * 60_000;
+export const OPERATION_RETENTION_MS = OPERATION_MAX_NEW_AGE_MS + OPERATION_FUTURE_SKEW_MS;
+/** Live ledger records per caller and in total (beyond: `agent_session_operation_capacity`). */
+export const OPERATIONS_PER_CALLER_MAX = 512;
+export const OPERATIONS_GLOBAL_MAX = 65_536;
+/** A submission's `reason`: a contract status or a short cause such as `dispatch_timeout`. */
+export const SUBMISSION_REASON_MAX_LENGTH = 64;

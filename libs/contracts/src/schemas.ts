@@ -29,6 +29,8 @@ import {
   type HistoryJournalPageRequest,
   type HistorySessionScope,
   type JournalEntry,
+  type JournalMessage,
+  type JournalSubmissionEntry,
   LIFECYCLE_EVENT_TYPES,
   type LifecycleEvent,
 } from './internal.js';
@@ -53,7 +55,17 @@ import {
   TITLE_MAX_RUNES,
   AUDIT_STATUS_MAX_LENGTH,
   JOURNAL_PAGE_MAX_LIMIT,
+  SUBMISSION_REASON_MAX_LENGTH,
 } from './limits.js';
+import {
+  CLIENT_OPERATION_ID_PATTERN,
+  DISPATCH_STATES,
+  OPERATION_REFUSAL_CODES,
+  PAYLOAD_FINGERPRINT_PATTERN,
+  type OperationOutcome,
+  type PromptResolution,
+  type Submission,
+} from './operations.js';
 import type { RequestName, RequestOf } from './subjects.js';
 import {
   base64DecodedLength,
@@ -145,6 +157,10 @@ function requestObject<A extends EdgeAgentAnyAction>(actions: readonly [A, ...A[
     history_before: z.string().optional(),
     file: fileOperationSchema.optional(),
     attachments: z.array(z.string()).optional(),
+    client_operation_id: z.string().optional(),
+    expected_runtime_fence: z.int().optional(),
+    payload_fingerprint: z.string().optional(),
+    expected_revision: z.int().optional(),
   });
 }
 
@@ -367,6 +383,7 @@ export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object({
     })
     .optional(),
   request_service_ms: z.number().nullable().optional(),
+  operation: z.lazy(() => operationOutcomeSchema).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -416,6 +433,76 @@ export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
   snapshot: edgeAgentResultSchema,
   emitted_at: timestampSchema,
   recorded_at: timestampSchema,
+});
+
+const submissionSchema: z.ZodType<Submission> = z.strictObject({
+  client_message_id: z.string().regex(CLIENT_OPERATION_ID_PATTERN),
+  fence: z.int().min(0),
+  payload_fingerprint: z.string().regex(PAYLOAD_FINGERPRINT_PATTERN),
+  dispatch_state: z.enum(DISPATCH_STATES),
+  reason: z.string().min(1).max(SUBMISSION_REASON_MAX_LENGTH).optional(),
+  item_id: z.string().min(1).max(INTERNAL_ID_MAX_LENGTH).optional(),
+  submitted_at: timestampSchema,
+  resolved_at: timestampSchema.optional(),
+});
+
+/** A router-written submission row on a journal subject (strict, like every internal message). */
+export const journalSubmissionEntrySchema: z.ZodType<JournalSubmissionEntry> = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('submission'),
+  session_id: internalIdSchema,
+  edge_id: edgeIdSchema,
+  actor_id: actorIdSchema,
+  access_id: internalIdSchema.optional(),
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  revision: countSchema,
+  sequence: z.int().min(1),
+  prev_stream_seq: countSchema,
+  fence: z.int().min(0),
+  submission: submissionSchema,
+  recorded_at: timestampSchema,
+});
+
+/** Anything on a journal subject: an edge update's row or a submission row. */
+export const journalMessageSchema: z.ZodType<JournalMessage> = z.union([
+  journalSubmissionEntrySchema,
+  journalEntrySchema,
+]);
+
+const resolutionSchema: z.ZodType<PromptResolution> = z.object({
+  resolved: z.boolean(),
+  selected_option_id: z.string().nullable(),
+  resolved_by: z.string().nullable(),
+  resolved_at: z.number().nullable(),
+});
+
+/** The `operation` of a reply (tolerant like every result decoder). */
+const operationOutcomeSchema: z.ZodType<OperationOutcome> = z.object({
+  client_operation_id: z.string(),
+  replayed: z.boolean(),
+  fence: z.number(),
+  submission: z
+    .object({
+      client_message_id: z.string(),
+      fence: z.number(),
+      payload_fingerprint: z.string(),
+      dispatch_state: z.enum(DISPATCH_STATES),
+      reason: z.string().optional(),
+      item_id: z.string().optional(),
+      submitted_at: z.number(),
+      resolved_at: z.number().optional(),
+    })
+    .optional(),
+  resolution: resolutionSchema.optional(),
+  refusal: z
+    .object({
+      code: z.enum(OPERATION_REFUSAL_CODES),
+      message: z.string(),
+      current_fence: z.number().optional(),
+      current_revision: z.number().optional(),
+      resolution: resolutionSchema.optional(),
+    })
+    .optional(),
 });
 
 const LIFECYCLE_EVENT_ID_MAX_LENGTH = 512;

@@ -21,6 +21,7 @@ import {
   ANSWERS_MIN,
   ATTACHMENT_PATH_MAX_BYTES,
   ATTACHMENTS_MAX,
+  CLIENT_OPERATION_ID_MAX_LENGTH,
   DIRECTORY_MAX_BYTES,
   FILE_CHUNK_MAX_BYTES,
   FILE_NAME_MAX_BYTES,
@@ -36,6 +37,7 @@ import {
   TEXT_MAX_BYTES,
   TITLE_MAX_RUNES,
 } from './limits.js';
+import { isOperationAction, PAYLOAD_FINGERPRINT_PATTERN } from './operations.js';
 
 export type ValidationResult = { ok: true } | { ok: false; reason: string };
 
@@ -211,6 +213,48 @@ function isFileOffset(n: number | undefined): boolean {
 // ---------------------------------------------------------------------------------------------
 
 /** The rules of reference §2.2 for one request: sizes, allowed fields, values, per-action shape. */
+/**
+ * The mutation envelope's wire rules (operations.ts): only on the six mutating actions, the id
+ * and the fingerprint together, the fingerprint a sha256 hex digest, fence and revision positive
+ * integers. The id's finer format (`<ms>-<hex>`) is the ledger's to judge: it answers
+ * `agent_session_operation_invalid`, as the reference does.
+ */
+function validateEnvelope(r: EdgeAgentRequest): ValidationResult {
+  const id = r.client_operation_id;
+  const fingerprint = r.payload_fingerprint;
+  const fence = r.expected_runtime_fence;
+  const revision = r.expected_revision;
+  if (id === undefined && fingerprint === undefined && fence === undefined && revision === undefined) {
+    return OK;
+  }
+  if (!isOperationAction(r.action)) {
+    return fail(
+      'client_operation_id, payload_fingerprint, expected_runtime_fence and expected_revision are only allowed with send, interrupt, approve, answer, model and permissions',
+    );
+  }
+  if ((id === undefined) !== (fingerprint === undefined)) {
+    return fail('client_operation_id and payload_fingerprint must be sent together');
+  }
+  if (id === undefined) return fail('expected_runtime_fence and expected_revision need client_operation_id');
+  if (id.trim() === '' || id.length > CLIENT_OPERATION_ID_MAX_LENGTH || hasControlChars(id)) {
+    return fail(`client_operation_id must be 1 to ${CLIENT_OPERATION_ID_MAX_LENGTH} printable characters`);
+  }
+  if (fingerprint === undefined || !PAYLOAD_FINGERPRINT_PATTERN.test(fingerprint)) {
+    return fail('payload_fingerprint must be 64 lowercase hex characters (sha256)');
+  }
+  if (fence !== undefined && (!Number.isSafeInteger(fence) || fence < 1)) {
+    return fail('expected_runtime_fence must be a positive integer');
+  }
+  if (revision !== undefined) {
+    if (r.action !== 'approve' && r.action !== 'answer') {
+      return fail('expected_revision is only allowed with approve and answer');
+    }
+    if (!Number.isSafeInteger(revision) || revision < 1)
+      return fail('expected_revision must be a positive integer');
+  }
+  return OK;
+}
+
 export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult {
   if (typeof r.edge_id !== 'string' || !isEdgeId(r.edge_id)) {
     return fail('edge_id must be a non-zero decimal uint64');
@@ -256,6 +300,9 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
     return fail(`working_directory exceeds ${DIRECTORY_MAX_BYTES} bytes`);
   }
   if (exceedsBytes(model, MODEL_MAX_BYTES)) return fail(`model exceeds ${MODEL_MAX_BYTES} bytes`);
+
+  const envelope = validateEnvelope(r);
+  if (!envelope.ok) return envelope;
 
   // Fields that must be empty unless the action matches.
   if (cursor !== '' && action !== 'watch') return fail('cursor is only allowed with watch');

@@ -164,6 +164,30 @@ const FIELD_SCHEMAS: { [F in Exclude<RequestField, 'file'>]: Schema } = {
       pattern: NO_CONTROL,
     }),
   },
+  client_operation_id: {
+    type: 'string',
+    minLength: 1,
+    maxLength: Limits.CLIENT_OPERATION_ID_MAX_LENGTH,
+    description:
+      'Mutation envelope (docs/contract.md): `<13-digit ms timestamp>-<32 lowercase hex>`. The same id with the same fingerprint has one effect, however often it is retried; sent with payload_fingerprint.',
+  },
+  payload_fingerprint: {
+    type: 'string',
+    pattern: '^[0-9a-f]{64}$',
+    description:
+      'sha256 hex of the canonical JSON of {method, sessionId, fields} (docs/contract.md); recomputed and compared before anything else.',
+  },
+  expected_runtime_fence: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      'The runtime fence the client last saw; a different one is refused (agent_session_checkpoint_stale).',
+  },
+  expected_revision: {
+    type: 'integer',
+    minimum: 1,
+    description: 'approve, answer: the prompt revision answered (1 while pending); compare-and-set.',
+  },
 };
 
 const FILE_NAME: Schema = boundedBytes(
@@ -239,6 +263,9 @@ const sessionAction = (summary: string, required: RequestField[] = [], optional:
   required: ['session_id', ...required] as RequestField[],
   optional: ['access_id', ...optional] as RequestField[],
 });
+/** The mutation envelope, optional on the six mutating actions (docs/contract.md). */
+const ENVELOPE: RequestField[] = ['client_operation_id', 'payload_fingerprint', 'expected_runtime_fence'];
+const PROMPT_ENVELOPE: RequestField[] = [...ENVELOPE, 'expected_revision'];
 const fileAction = (summary: string): ActionShape => ({
   summary,
   required: ['access_id', 'session_id', 'file'],
@@ -277,7 +304,7 @@ export const ACTION_SHAPES: { [A in EdgeAgentAction]: ActionShape } = {
   send: {
     summary: 'Send a turn: text and/or attachments, optionally with a skill.',
     required: ['session_id'],
-    optional: ['access_id', 'text', 'skill_id', 'attachments'],
+    optional: ['access_id', 'text', 'skill_id', 'attachments', ...ENVELOPE],
     extra: {
       anyOf: [
         { required: ['text'], properties: { text: { type: 'string', minLength: 1 } } },
@@ -286,16 +313,20 @@ export const ACTION_SHAPES: { [A in EdgeAgentAction]: ActionShape } = {
       dependentRequired: { attachments: ['access_id'] },
     },
   },
-  interrupt: sessionAction('Interrupt the running turn.'),
+  interrupt: sessionAction('Interrupt the running turn.', [], ENVELOPE),
   stop: sessionAction('Stop the session.'),
   models: sessionAction("Fetch the session's model catalog."),
-  model: sessionAction("Switch to a model of this session's fetched catalog.", ['model']),
+  model: sessionAction("Switch to a model of this session's fetched catalog.", ['model'], ENVELOPE),
   rename: sessionAction('Set the display title (kept by history).', ['title']),
   delete: sessionAction('Delete the session: tombstone first, then stop and delete on the edge.'),
   discard: sessionAction('Close and remove an empty, idle, owned session.'),
-  approve: sessionAction('Accept or decline one live command approval.', ['approval_id', 'decision']),
-  permissions: sessionAction('Choose the sandbox of the following turns.', ['permission_mode']),
-  answer: sessionAction('Answer one live input request.', ['input_id', 'answers']),
+  approve: sessionAction(
+    'Accept or decline one live command approval.',
+    ['approval_id', 'decision'],
+    PROMPT_ENVELOPE,
+  ),
+  permissions: sessionAction('Choose the sandbox of the following turns.', ['permission_mode'], ENVELOPE),
+  answer: sessionAction('Answer one live input request.', ['input_id', 'answers'], PROMPT_ENVELOPE),
   transcript: {
     summary: 'Read one archived round before history_before.',
     required: ['session_id', 'access_id', 'history_before'],
