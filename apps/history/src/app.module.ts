@@ -19,7 +19,7 @@ export class AppModule {
         CoreModule.register(runtime),
         PersistenceModule.forRoot({
           databaseUrl: runtime.config.databaseUrl,
-          maxConnections: runtime.config.databaseMaxConnections,
+          maxConnections: runtime.config.databasePools.prisma,
         }),
         ConnectorsModule,
         AccessesModule,

@@ -385,11 +385,17 @@ export interface JournalPage {
   direction: JournalDirection;
   items: JournalItem[];
   removedItemIds: string[];
-  /** Submissions whose row falls inside the page (`after`), or whose sent message is on it. */
+  /**
+   * `after`: the submissions the page's rows wrote or settled, at their current state;
+   * `tail`/`before`: those created by rows of the page's span (oldest item, or the epoch's start
+   * when nothing older is left, up to the cursor or the head). At most 200.
+   */
   submissions: JournalSubmissionView[];
   window: { oldest: JournalCursor | null; newest: JournalCursor | null; nextCursor: JournalCursor };
   hasOlder: boolean;
   hasNewer: boolean;
+  /** The highest runtime fence the journal's rows carried (0 before fenced rows), for a writer's next mutation. */
+  fence: number;
 }
 
 /** The bounded recovery state a reset carries: the newest items up to the page bounds. */
@@ -398,10 +404,15 @@ export interface JournalSnapshot {
   /** The journal head. */
   cursor: JournalCursor;
   items: JournalItem[];
-  /** Every submission not yet settled `accepted` plus the newest settled ones (bounded). */
+  /**
+   * The newest 200 still open (`pending`, `unknown`) plus the newest 200 settled (`accepted`,
+   * `rejected`), oldest submitted first.
+   */
   submissions: JournalSubmissionView[];
   /** True when older items exist beyond this bounded snapshot (page them with `before`). */
   hasOlder: boolean;
+  /** The highest runtime fence the journal's rows carried (0 before fenced rows). */
+  fence: number;
 }
 
 /** api → history: one page of a session's structured journal, scoped by owner, access and edge. */
@@ -420,7 +431,10 @@ export interface JournalNotice {
   head: number;
 }
 
-/** The lifecycle event types (docs/events.md). `session.deleted` is reserved, not yet emitted. */
+/**
+ * The lifecycle event types (docs/events.md). `session.deleted` is not caused by a row: it carries
+ * the session's journal head at deletion.
+ */
 export const LIFECYCLE_EVENT_TYPES = [
   'session.started',
   'turn.started',

@@ -13,6 +13,12 @@ export { ServiceError, InvalidPayloadError, RpcErrorFilter } from './rpc-errors.
 export { NatsTransport, NatsRequestContext } from './nats-transport.js';
 export type { NatsTransportOptions } from './nats-transport.js';
 export { parsePayload } from './payload.js';
-export { ensureSessionsStream, ensureStream, ensureDurableConsumer, consumeTraced } from './jetstream.js';
+export {
+  ensureSessionsStream,
+  ensureStream,
+  ensureDurableConsumer,
+  consumeTraced,
+  consumeBatchTraced,
+} from './jetstream.js';
 export { ensureAuditStream } from './audit-stream.js';
-export { traceHeaders, traceContextOf, withIncomingTrace } from './trace-context.js';
+export { traceHeaders, traceContextOf, withIncomingTrace, withIncomingTraces } from './trace-context.js';

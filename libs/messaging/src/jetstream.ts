@@ -9,7 +9,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { withIncomingTrace } from './trace-context.js';
+import { withIncomingTrace, withIncomingTraces } from './trace-context.js';
 
 /** Journal messages carry whole snapshots (≤ 480 KiB) plus their envelope. */
 const SESSIONS_STREAM_MAX_MSG_BYTES = 1024 * 1024;
@@ -96,4 +96,20 @@ export async function ensureSessionsStream(
  */
 export function consumeTraced<T>(msg: JsMsg, name: string, handle: () => Promise<T>): Promise<T> {
   return withIncomingTrace(name, msg.subject, msg.headers, 'consumer', handle);
+}
+
+/**
+ * consumeTraced for a batch of deliveries handled by one piece of work: each message keeps its
+ * own `name` span in its producer's trace (see withIncomingTraces).
+ */
+export function consumeBatchTraced<T>(
+  msgs: readonly JsMsg[],
+  name: string,
+  handle: () => Promise<T>,
+): Promise<T> {
+  return withIncomingTraces(
+    name,
+    msgs.map((msg) => ({ subject: msg.subject, headers: msg.headers })),
+    handle,
+  );
 }

@@ -108,3 +108,44 @@ export async function withIncomingTrace<T>(
     span.end();
   }
 }
+
+/**
+ * Runs one piece of work that handles several messages at once (a batched write) so that every
+ * message's trace still gets its hop: one span per message, each a child of its own publisher's
+ * context, all covering the shared work, which runs under the first one's context (its database
+ * spans land there). Without tracing this is `handler()`.
+ */
+export async function withIncomingTraces<T>(
+  name: string,
+  messages: readonly { subject: string; headers: MsgHdrs | undefined }[],
+  handler: () => Promise<T>,
+): Promise<T> {
+  if (!tracingEnabled() || messages.length === 0) return handler();
+  const tracer = trace.getTracer(TRACER);
+  const spans = messages.map(({ subject, headers }) => {
+    const parent = traceContextOf(headers);
+    const span = tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.batch.message_count': messages.length,
+        },
+      },
+      parent,
+    );
+    return { parent, span };
+  });
+  const first = spans[0]!;
+  try {
+    return await context.with(trace.setSpan(first.parent, first.span), handler);
+  } catch (error) {
+    for (const { span } of spans)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).name });
+    throw error;
+  } finally {
+    for (const { span } of spans) span.end();
+  }
+}

@@ -1,4 +1,4 @@
-import { RpcRemoteError } from '#messaging';
+import { decodeJson, RpcRemoteError } from '#messaging';
 import { HARNESS_TIMEOUT_MS, startHarness, type HistoryHarness } from './history-harness.js';
 
 const OWNER = 'owner-a';
@@ -149,6 +149,38 @@ describe('history: agent accesses and authorization', () => {
     expect((await h.call('historyAccessList', { actor_id: OTHER, page: 1, page_size: 20 })).items).toEqual([
       theirs,
     ]);
+  });
+
+  it("tells the api replicas when an actor's grants change, and only then", async () => {
+    const notices: unknown[] = [];
+    const subscription = h.nc.subscribe(h.subjects.grantsChanged, {
+      callback: (_error, msg) => {
+        notices.push(decodeJson(msg.data));
+      },
+    });
+    await h.nc.flush();
+    try {
+      const { access: created } = await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: access(edge),
+      });
+      await h.call('historyAccessUpdate', {
+        actor_id: OWNER,
+        id: created.id,
+        access: access(edge, { project: '/srv/moved' }),
+      });
+      // Refused changes change nothing and announce nothing.
+      expect(await errorCode(h.call('historyAccessDelete', { actor_id: OTHER, id: created.id }))).toBe(
+        'access_not_found',
+      );
+      await h.call('historyAccessDelete', { actor_id: OWNER, id: created.id });
+      await h.call('historyConnectorEnroll', { actor_id: OTHER, name: 'spare' });
+      // The notice is published before the reply, on the same connection, so it has arrived.
+      await h.nc.flush();
+      expect(notices).toEqual([{ actor_id: OWNER }, { actor_id: OWNER }, { actor_id: OTHER }]);
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 
   describe('historyAuthorize', () => {

@@ -32,6 +32,8 @@ export const EDGE_SECRET = 'history-test-edge-secret-0123456789';
 export const HISTORY_KEY = 'history-test-at-rest-key-0123456789abcdef';
 
 export interface HistoryHarness {
+  /** The running service, for tests that drive one of its providers directly. */
+  app: INestMicroservice;
   subjects: Subjects;
   nc: NatsConnection;
   db: pg.Client;
@@ -111,6 +113,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     throw error;
   }
   const client = nc;
+  const running = app;
   const js = jetstream(client);
   const jsm = await jetstreamManager(client);
   let published = 0;
@@ -124,6 +127,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
   };
 
   return {
+    app: running,
     subjects,
     nc: client,
     db,
@@ -145,7 +149,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
       }
     },
     async close() {
-      await app?.close();
+      await running.close();
       await jsm.streams.delete(subjects.sessionsStream).catch(() => undefined);
       await jsm.streams.delete(subjects.auditStream).catch(() => undefined);
       await client.close();

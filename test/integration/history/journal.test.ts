@@ -167,4 +167,42 @@ describe('history: journal consumer', () => {
     },
     SLOW_TEST_TIMEOUT_MS,
   );
+
+  it(
+    'drops an invalid submission row and stores none for a transient session',
+    async () => {
+      const session = sessionId();
+      const submission = (overrides: Record<string, unknown>, accessed = true) => ({
+        v: 1,
+        kind: 'submission',
+        session_id: session,
+        edge_id: edgeId,
+        actor_id: OWNER,
+        ...(accessed ? { access_id: accessId } : {}),
+        epoch: 'e1',
+        revision: 1,
+        sequence: 1,
+        prev_stream_seq: 0,
+        fence: 0,
+        submission: {
+          client_message_id: '1764690000000-0123456789abcdef0123456789abcdef',
+          fence: 0,
+          payload_fingerprint: 'a'.repeat(64),
+          dispatch_state: 'pending',
+          submitted_at: Date.now(),
+          ...overrides,
+        },
+        recorded_at: Date.now(),
+      });
+      await h.publishRaw(session, encodeJson(submission({ payload_fingerprint: 'not-a-fingerprint' })));
+      await h.publishRaw(session, encodeJson(submission({ dispatch_state: 'sent' })));
+      const last = await h.publishRaw(session, encodeJson(submission({}, false)));
+      await h.caughtUp(last);
+
+      const stored = await h.db.query('SELECT 1 FROM journal_submissions WHERE session_id = $1', [session]);
+      expect(stored.rows).toEqual([]);
+      expect(await journalRows(session)).toEqual([]);
+    },
+    SLOW_TEST_TIMEOUT_MS,
+  );
 });

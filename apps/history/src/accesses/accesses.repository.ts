@@ -94,9 +94,11 @@ export class AccessesRepository {
       });
       await tx.sessionHistoryPage.deleteMany({ where: scope });
       await tx.journalRow.deleteMany({ where: scope });
-      // The reduced journal state goes with the rows it was folded from.
+      // The reduced journal state (items, submissions, receipts) goes with the rows it was folded from.
       await tx.journalItem.deleteMany({ where: scope });
       await tx.journalState.deleteMany({ where: scope });
+      await tx.journalSubmission.deleteMany({ where: scope });
+      await tx.journalReceipt.deleteMany({ where: scope });
       return access;
     });
   }

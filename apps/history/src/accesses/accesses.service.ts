@@ -13,6 +13,7 @@ import { isAgentKind, AGENT_KINDS } from '../common/agent-kinds.js';
 import { AccessNotFoundError, InvalidRequestError } from '../common/errors.js';
 import { newAccessId, requireActorId } from '../common/ids.js';
 import { ConnectorsService } from '../connectors/connectors.service.js';
+import { GrantsNotifier } from '../connectors/grants-notifier.js';
 import { toAgentAccess } from './access.mapper.js';
 import { AccessesRepository, type AccessFields } from './accesses.repository.js';
 
@@ -42,6 +43,7 @@ export class AccessesService {
   constructor(
     private readonly accesses: AccessesRepository,
     private readonly connectors: ConnectorsService,
+    private readonly grants: GrantsNotifier,
   ) {}
 
   async list(request: AccessListRequest): Promise<AccessListReply> {
@@ -78,6 +80,8 @@ export class AccessesService {
     if (!(await this.accesses.findOwned(actorId, id))) throw new AccessNotFoundError();
     const edgeId = await this.connectors.requireOwned(actorId, input.edge_id);
     const access = await this.accesses.updateOwned(actorId, id, this.fields(input, edgeId));
+    // The api may remember the old edge/installation/project as authorized: drop it.
+    this.grants.changed(actorId);
     if (!access) throw new AccessNotFoundError();
     this.logger.log(`Access ${id} updated by actor ${actorId}.`);
     return { access: toAgentAccess(access) };
@@ -87,6 +91,7 @@ export class AccessesService {
     const actorId = requireActorId(request.actor_id);
     const access = await this.accesses.deleteOwned(actorId, this.checkId(request.id));
     if (!access) throw new AccessNotFoundError();
+    this.grants.changed(actorId);
     this.logger.log(`Access ${access.id} deleted by actor ${actorId}; its stored sessions were tombstoned.`);
     return { access: toAgentAccess(access) };
   }

@@ -110,9 +110,11 @@ export class ArchiveRepository {
       }
       await tx.sessionHistoryPage.deleteMany({ where: key });
       await tx.journalRow.deleteMany({ where: key });
-      // The reduced journal state goes with the rows it was folded from.
+      // The reduced journal state (items, submissions, receipts) goes with the rows it was folded from.
       await tx.journalItem.deleteMany({ where: key });
       await tx.journalState.deleteMany({ where: key });
+      await tx.journalSubmission.deleteMany({ where: key });
+      await tx.journalReceipt.deleteMany({ where: key });
       return before;
     });
   }

@@ -23,13 +23,6 @@ interface LookupRow {
 }
 
 /**
- * Connections of the authorize pool. Each lookup is one short statement; the handlers await one
- * each, so a couple of connections keep up with the rest of the pipeline (B1), and the shared
- * Prisma pool keeps its own bound.
- */
-const AUTHORIZE_POOL_MAX = 2;
-
-/**
  * Both lookups in one named (prepared once per connection) statement. Each side is a
  * primary-key lookup filtered by owner; the outer join of the one-row `one` with two at-most-one
  * row sides yields exactly one row whether either exists or not. Ids travel as text: pg would
@@ -56,7 +49,8 @@ export class AuthorizeRepository implements OnApplicationShutdown {
   private readonly pool: pg.Pool;
 
   constructor(@Inject(HISTORY_CONFIG) config: HistoryConfig) {
-    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: AUTHORIZE_POOL_MAX });
+    // Its share of TETHER_DATABASE_MAX_CONNECTIONS (config.ts); Prisma's pool has the rest.
+    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePools.authorize });
     // An idle connection dropped by the server must not crash the process; the next query
     // opens a new one.
     this.pool.on('error', (error) => this.logger.warn(`Authorize pool connection lost: ${error.message}`));

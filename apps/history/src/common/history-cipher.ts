@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * Encryption of history at rest (reference §4 "Encryption"): AES-256-GCM with the row's scope
@@ -49,12 +57,16 @@ export const Aad = {
 };
 
 export class HistoryCipher {
-  private readonly key: Buffer;
-  private readonly digestKey: Buffer;
+  // KeyObjects, made once: a raw Buffer key is re-validated on every cipher and HMAC (a thrown
+  // and caught check inside node:crypto), which the journal ingest profile showed at ~8 % CPU.
+  private readonly key: KeyObject;
+  private readonly digestKey: KeyObject;
 
   constructor(secret: string) {
-    this.key = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES));
-    this.digestKey = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, DIGEST_CONTEXT_V1, KEY_BYTES));
+    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES)));
+    this.digestKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', secret, KEY_SALT, DIGEST_CONTEXT_V1, KEY_BYTES)),
+    );
   }
 
   /**

@@ -17,36 +17,42 @@ export interface LockedSession {
   revision: bigint;
 }
 
+type SessionCreate = Omit<Prisma.SessionHistoryCreateManyInput, keyof StoredSessionKey>;
+
 /**
  * Inside a transaction: checks the access still exists for (owner, id, edge) and holds it (FOR
- * SHARE, so an access delete waits for this transaction), inserts the session row from `create`
- * when there is none (insert-or-ignore), then locks the row (FOR UPDATE) until commit.
- * `create` null means "do not create": a missing row is then reported as null.
+ * SHARE, so an access delete waits for this transaction), then locks the session row (FOR
+ * UPDATE) until commit; when there is none it is inserted from `create` (insert-or-ignore, so a
+ * concurrent insert wins harmlessly) and locked. `create` may be a function, called only when
+ * the row is missing (it can be costly: ciphertexts). `create` null means "do not create": a
+ * missing row is then reported as null.
  */
 export async function lockLiveSession(
   tx: Prisma.TransactionClient,
   key: StoredSessionKey,
-  create: Omit<Prisma.SessionHistoryCreateManyInput, keyof StoredSessionKey> | null,
+  create: SessionCreate | (() => SessionCreate) | null,
 ): Promise<LockedSession | 'no_access' | null> {
   const access = await tx.$queryRaw<{ id: string }[]>`
     SELECT id FROM agent_accesses
     WHERE id = ${key.accessId} AND owner_id = ${key.ownerId} AND edge_id = ${key.edgeId}
     FOR SHARE`;
   if (access.length === 0) return 'no_access';
-  let inserted = false;
-  if (create) {
-    const created = await tx.sessionHistory.createMany({
-      data: [{ ...key, ...create }],
-      skipDuplicates: true,
-    });
-    inserted = created.count > 0;
-  }
-  const rows = await tx.$queryRaw<{ deleted: boolean; revision: bigint }[]>`
+  const lock = () => tx.$queryRaw<{ deleted: boolean; revision: bigint }[]>`
     SELECT deleted, revision FROM session_histories
     WHERE owner_id = ${key.ownerId} AND access_id = ${key.accessId}
       AND edge_id = ${key.edgeId} AND session_id = ${key.sessionId}
     FOR UPDATE`;
-  const row = rows[0];
+  // The row exists on every write but a session's first: lock it without an insert attempt.
+  let row = (await lock())[0];
+  let inserted = false;
+  if (!row && create) {
+    const created = await tx.sessionHistory.createMany({
+      data: [{ ...key, ...(typeof create === 'function' ? create() : create) }],
+      skipDuplicates: true,
+    });
+    inserted = created.count > 0;
+    row = (await lock())[0];
+  }
   if (!row) return null;
   return { inserted, deleted: row.deleted, revision: BigInt(row.revision) };
 }

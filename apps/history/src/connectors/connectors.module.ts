@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { ConnectorsHandler } from './connectors.handler.js';
 import { ConnectorsRepository } from './connectors.repository.js';
 import { ConnectorsService } from './connectors.service.js';
+import { GrantsNotifier } from './grants-notifier.js';
 
 @Module({
   controllers: [ConnectorsHandler],
-  providers: [ConnectorsRepository, ConnectorsService],
-  exports: [ConnectorsService],
+  providers: [ConnectorsRepository, ConnectorsService, GrantsNotifier],
+  exports: [ConnectorsService, GrantsNotifier],
 })
 export class ConnectorsModule {}

@@ -12,6 +12,7 @@ import { ConnectorNotFoundError, InvalidRequestError } from '../common/errors.js
 import { parseEdgeId, requireActorId } from '../common/ids.js';
 import { HISTORY_CONFIG } from '../common/tokens.js';
 import { ConnectorsRepository, type StoredConnector } from './connectors.repository.js';
+import { GrantsNotifier } from './grants-notifier.js';
 
 /** Connector names and devices are labels shown in lists; the same bound as a title. */
 const CONNECTOR_LABEL_MAX_RUNES = Limits.TITLE_MAX_RUNES;
@@ -36,6 +37,7 @@ export class ConnectorsService {
   constructor(
     private readonly connectors: ConnectorsRepository,
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
+    private readonly grants: GrantsNotifier,
   ) {}
 
   /** The connector's stored id when the actor owns it; ConnectorNotFoundError otherwise. */
@@ -59,6 +61,7 @@ export class ConnectorsService {
     const connector = await this.connectors.create(actorId, request.name.trim(), request.device?.trim());
     const id = connector.id.toString();
     this.logger.log(`Connector ${id} enrolled for actor ${actorId}.`);
+    this.grants.changed(actorId);
     return { connector: toRecord(connector), edge_token: edgeToken(this.config.edgeSecret, id) };
   }
 }

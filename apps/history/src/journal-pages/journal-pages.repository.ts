@@ -7,6 +7,8 @@ export interface JournalHead {
   epoch: string;
   head: bigint;
   oldest: bigint;
+  /** The highest runtime fence the journal's rows carried (0 before fenced rows). */
+  fence: number;
 }
 
 /** One reduced item as stored: content still encrypted. */
@@ -19,6 +21,34 @@ export interface StoredItem {
   body: Uint8Array | null;
   deleted: boolean;
 }
+
+/** One stored submission (ids, states and a fingerprint: nothing encrypted). */
+export interface StoredSubmission {
+  clientMessageId: string;
+  fence: number;
+  payloadFingerprint: string;
+  dispatchState: string;
+  reason: string | null;
+  itemId: string | null;
+  sequence: bigint;
+  submittedAt: Date;
+  resolvedAt: Date | null;
+}
+
+const SUBMISSION_SELECT = {
+  clientMessageId: true,
+  fence: true,
+  payloadFingerprint: true,
+  dispatchState: true,
+  reason: true,
+  itemId: true,
+  sequence: true,
+  submittedAt: true,
+  resolvedAt: true,
+} as const;
+
+/** Dispatch states that are final answers; the others may still change. */
+const SETTLED_STATES = ['accepted', 'rejected'];
 
 const ITEM_SELECT = {
   itemId: true,
@@ -40,12 +70,17 @@ export class JournalPagesRepository {
     const [state, session] = await Promise.all([
       this.db.journalState.findFirst({
         where: { sessionId: key.sessionId, ownerId: key.ownerId, accessId: key.accessId, edgeId: key.edgeId },
-        select: { epoch: true, headSequence: true, oldestSequence: true },
+        select: { epoch: true, headSequence: true, oldestSequence: true, fence: true },
       }),
       this.db.sessionHistory.findFirst({ where: { ...key, deleted: false }, select: { sessionId: true } }),
     ]);
     if (!state || !session) return null;
-    return { epoch: state.epoch, head: state.headSequence, oldest: state.oldestSequence };
+    return {
+      epoch: state.epoch,
+      head: state.headSequence,
+      oldest: state.oldestSequence,
+      fence: state.fence,
+    };
   }
 
   /**
@@ -83,19 +118,68 @@ export class JournalPagesRepository {
     return item !== null;
   }
 
-  /** Up to `take` journal rows of the epoch after `after`, oldest first: position and touched ids. */
+  /**
+   * Up to `take` journal rows of the epoch after `after`, oldest first: position, touched ids and
+   * the submission a submission row wrote.
+   */
   rowsAfter(
     key: StoredSessionKey,
     epoch: string,
     after: bigint,
     take: number,
-  ): Promise<{ sequence: bigint | null; touched: string[] }[]> {
+  ): Promise<{ sequence: bigint | null; touched: string[]; clientMessageId: string | null }[]> {
     return this.db.journalRow.findMany({
       where: { ...key, epoch, sequence: { gt: after } },
       orderBy: { sequence: 'asc' },
       take,
-      select: { sequence: true, touched: true },
+      select: { sequence: true, touched: true, clientMessageId: true },
     });
+  }
+
+  /** The current state of the named submissions, oldest submitted first. */
+  submissionsById(key: StoredSessionKey, clientMessageIds: string[]): Promise<StoredSubmission[]> {
+    if (clientMessageIds.length === 0) return Promise.resolve([]);
+    return this.db.journalSubmission.findMany({
+      where: { ...key, clientMessageId: { in: clientMessageIds } },
+      orderBy: [{ submittedAt: 'asc' }, { sequence: 'asc' }],
+      select: SUBMISSION_SELECT,
+    });
+  }
+
+  /**
+   * The newest `take` submissions created by rows of the epoch from `from` up to `to` (both
+   * inclusive), oldest submitted first.
+   */
+  async submissionsCreatedIn(
+    key: StoredSessionKey,
+    epoch: string,
+    from: bigint,
+    to: bigint,
+    take: number,
+  ): Promise<StoredSubmission[]> {
+    const rows = await this.db.journalSubmission.findMany({
+      where: { ...key, epoch, sequence: { gte: from, lte: to } },
+      orderBy: [{ sequence: 'desc' }],
+      take,
+      select: SUBMISSION_SELECT,
+    });
+    return rows.sort(bySubmission);
+  }
+
+  /**
+   * A reset snapshot's submissions: the newest `take` still open (pending or unknown) and the
+   * newest `take` settled ones, oldest submitted first.
+   */
+  async recoverySubmissions(key: StoredSessionKey, take: number): Promise<StoredSubmission[]> {
+    const newest = (settled: boolean) =>
+      this.db.journalSubmission.findMany({
+        where: { ...key, dispatchState: settled ? { in: SETTLED_STATES } : { notIn: SETTLED_STATES } },
+        orderBy: [{ submittedAt: 'desc' }, { sequence: 'desc' }],
+        take,
+        select: SUBMISSION_SELECT,
+      });
+    const [open, settled] = await Promise.all([newest(false), newest(true)]);
+    return [...open, ...settled].sort(bySubmission);
   }
 
   /** The current state of the named items (live or tombstoned). */
@@ -106,4 +190,10 @@ export class JournalPagesRepository {
       select: ITEM_SELECT,
     });
   }
+}
+
+function bySubmission(a: StoredSubmission, b: StoredSubmission): number {
+  const time = a.submittedAt.getTime() - b.submittedAt.getTime();
+  if (time !== 0) return time;
+  return a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0;
 }

@@ -7,12 +7,19 @@ import {
   type JournalItem,
   type JournalResetReason,
   type JournalSnapshot,
+  type JournalSubmissionView,
+  type DispatchState,
 } from '#contracts';
 import { StoredSessionNotFoundError } from '../common/errors.js';
 import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
-import { JournalPagesRepository, type JournalHead, type StoredItem } from './journal-pages.repository.js';
+import {
+  JournalPagesRepository,
+  type JournalHead,
+  type StoredItem,
+  type StoredSubmission,
+} from './journal-pages.repository.js';
 
 /** Items of a backward page, oldest first, and whether older ones exist. */
 interface BackwardPage {
@@ -21,6 +28,22 @@ interface BackwardPage {
 }
 
 const byteLength = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * Submissions one page or snapshot carries at most (per kind, for a snapshot: open and settled).
+ * A submission is a few hundred bytes of ids and states, so 200 stay far below the byte budget.
+ */
+const PAGE_SUBMISSIONS_MAX = Limits.JOURNAL_PAGE_MAX_LIMIT;
+
+/**
+ * The page size history uses whatever reaches it (reference §2.1): missing, NaN or infinite is the
+ * default 40; otherwise floored into 1..200. The RPC schema already refuses anything else, so
+ * this only guards callers inside history.
+ */
+export function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return Limits.JOURNAL_PAGE_DEFAULT_LIMIT;
+  return Math.min(Math.max(Math.floor(limit), 1), Limits.JOURNAL_PAGE_MAX_LIMIT);
+}
 
 /**
  * Pages of a session's structured journal (reference §2.1). `tail` and `before` read the reduced
@@ -46,7 +69,7 @@ export class JournalPagesService {
     };
     const head = await this.pages.head(key);
     if (head === null) throw new StoredSessionNotFoundError();
-    const limit = request.limit ?? Limits.JOURNAL_PAGE_DEFAULT_LIMIT;
+    const limit = clampLimit(request.limit);
     const cursor = request.direction === 'tail' ? undefined : request.cursor;
     const reset = (reason: JournalResetReason) => this.reset(key, head, reason);
 
@@ -66,6 +89,15 @@ export class JournalPagesService {
     const position = (item: JournalItem): JournalCursor => ({ epoch: head.epoch, sequence: item.sequence });
     const oldest = items[0];
     const newest = items[items.length - 1];
+    // The rows this page stands for: from its oldest item (or the start, when nothing older is
+    // left) up to the cursor (exclusive) or the head, so tail and before pages tile the journal.
+    const submissions = await this.pages.submissionsCreatedIn(
+      key,
+      head.epoch,
+      hasOlder && oldest ? BigInt(oldest.sequence) : 0n,
+      below === null ? head.head : below - 1n,
+      PAGE_SUBMISSIONS_MAX,
+    );
     return {
       ok: true,
       page: {
@@ -74,7 +106,7 @@ export class JournalPagesService {
         direction: request.direction,
         items,
         removedItemIds: [],
-        submissions: [],
+        submissions: submissions.map(submissionView),
         window: {
           oldest: oldest ? position(oldest) : null,
           newest: newest ? position(newest) : null,
@@ -82,6 +114,7 @@ export class JournalPagesService {
         },
         hasOlder,
         hasNewer: below !== null && (await this.pages.hasItemsFrom(key, below)),
+        fence: head.fence,
       },
     };
   }
@@ -111,8 +144,9 @@ export class JournalPagesService {
       sessionId: key.sessionId,
       cursor: { epoch: head.epoch, sequence: Number(head.head) },
       items,
-      submissions: [],
+      submissions: (await this.pages.recoverySubmissions(key, PAGE_SUBMISSIONS_MAX)).map(submissionView),
       hasOlder,
+      fence: head.fence,
     };
   }
 
@@ -186,7 +220,12 @@ export class JournalPagesService {
     // The reducer applied across a hole (a row given up on), or rows are missing before the head.
     const contiguous = rows.every((row, i) => row.sequence === from + BigInt(i + 1));
     const reachedHead = rows.length === limit || from + BigInt(rows.length) >= head.head;
-    if (!contiguous || !reachedHead) return this.reset(key, head, 'journal_gap');
+    if (!contiguous || !reachedHead) {
+      // Compaction may have raised the floor since the head was read: then that is the answer.
+      const now = await this.pages.head(key);
+      if (now === null) throw new StoredSessionNotFoundError();
+      return this.reset(key, now, this.checkCursor(cursor, now, true) ?? 'journal_gap');
+    }
 
     let window = rows.length;
     for (;;) {
@@ -201,7 +240,15 @@ export class JournalPagesService {
       const liveIds = new Set(live.map((item) => item.itemId));
       const items = live.map((item) => this.wireItem(key, item));
       const removedItemIds = touched.filter((id) => !liveIds.has(id));
-      const size = items.reduce((sum, item) => sum + byteLength(item), byteLength(removedItemIds));
+      // Submission rows of the window, at their current state (a settlement overrides its pending).
+      const written = [
+        ...new Set(taken.flatMap((row) => (row.clientMessageId ? [row.clientMessageId] : []))),
+      ];
+      const submissions = (await this.pages.submissionsById(key, written)).map(submissionView);
+      const size = items.reduce(
+        (sum, item) => sum + byteLength(item),
+        byteLength(removedItemIds) + byteLength(submissions),
+      );
       if (size > Limits.JOURNAL_PAGE_MAX_BYTES && window > 1) {
         window = Math.ceil(window / 2);
         continue;
@@ -219,7 +266,7 @@ export class JournalPagesService {
           direction: 'after',
           items,
           removedItemIds,
-          submissions: [],
+          submissions,
           window: {
             oldest: first ? { epoch: head.epoch, sequence: first.sequence } : null,
             newest: newest ? { epoch: head.epoch, sequence: newest.sequence } : null,
@@ -227,6 +274,7 @@ export class JournalPagesService {
           },
           hasOlder: cursor.sequence > 0,
           hasNewer: BigInt(nextCursor.sequence) < head.head,
+          fence: head.fence,
         },
       };
     }
@@ -255,5 +303,19 @@ function standIn(item: JournalItem): JournalItem {
     sequence: item.sequence,
     observedAt: item.observedAt,
     oversize: true,
+  };
+}
+
+function submissionView(stored: StoredSubmission): JournalSubmissionView {
+  return {
+    clientMessageId: stored.clientMessageId,
+    fence: stored.fence,
+    payloadFingerprint: stored.payloadFingerprint,
+    dispatchState: stored.dispatchState as DispatchState,
+    reason: stored.reason,
+    itemId: stored.itemId,
+    sequence: Number(stored.sequence),
+    submittedAt: stored.submittedAt.getTime(),
+    resolvedAt: stored.resolvedAt?.getTime() ?? null,
   };
 }

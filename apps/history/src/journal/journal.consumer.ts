@@ -7,8 +7,15 @@ import {
 } from '@nestjs/common';
 import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { journalEntrySchema, type JournalNoticePayload, type Subjects } from '#contracts';
 import {
+  journalEntrySchema,
+  journalSubmissionEntrySchema,
+  type JournalMessage,
+  type JournalNoticePayload,
+  type Subjects,
+} from '#contracts';
+import {
+  consumeBatchTraced,
   consumeTraced,
   decodeJson,
   ensureDurableConsumer,
@@ -20,10 +27,21 @@ import { recordHistoryWrite } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { JournalOutOfOrderError } from './journal.repository.js';
-import { JournalService, UnstorableEntryError } from './journal.service.js';
+import {
+  JournalService,
+  UnstorableEntryError,
+  type BatchEntryOutcome,
+  type Delivery,
+} from './journal.service.js';
+import { SessionBatcher } from './session-batcher.js';
 
 /** How long JetStream waits for an ack before redelivering: one save is a short transaction. */
 const JOURNAL_ACK_WAIT_NS = 30 * 1_000_000_000;
+/**
+ * The most messages of one session written in one transaction. Bounded so one busy session's
+ * transaction (and the acks waiting on it) stays short; what is left forms its next batch.
+ */
+const JOURNAL_BATCH_MAX = 128;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
@@ -41,6 +59,16 @@ function permanentReason(error: unknown): string | null {
   return null;
 }
 
+/**
+ * Parses anything a journal subject carries (`journalMessageSchema`), choosing the schema by the
+ * message's kind so a refusal names the field at fault rather than "no union member matched".
+ */
+function parseJournalMessage(value: unknown) {
+  const submission =
+    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'submission';
+  return submission ? journalSubmissionEntrySchema.safeParse(value) : journalEntrySchema.safeParse(value);
+}
+
 function nakDelay(deliveryCount: number): number {
   const exponent = Math.min(Math.max(deliveryCount - 1, 0), 16);
   return Math.min(NAK_BASE_DELAY_MS * 2 ** exponent, NAK_MAX_DELAY_MS);
@@ -49,21 +77,31 @@ function nakDelay(deliveryCount: number): number {
 /**
  * The durable pull consumer that writes the session journal into Postgres. Every replica pulls
  * from the same durable consumer, so each message goes to one of them; persistence is
- * idempotent, so redeliveries (crashes before the ack, nak retries) are harmless. A message is
- * acked only after its transaction committed.
+ * idempotent, so redeliveries (crashes before the ack, nak retries) are harmless. Messages are
+ * grouped by session (SessionBatcher) and each session's batch is one transaction; a message is
+ * acked only after the transaction holding it committed.
  */
 @Injectable()
 export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JournalConsumer.name);
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+  private readonly batcher: SessionBatcher<JsMsg>;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly journal: JournalService,
-  ) {}
+  ) {
+    this.batcher = new SessionBatcher<JsMsg>(config.journalWriteConcurrency, JOURNAL_BATCH_MAX, (_, msgs) =>
+      this.handleBatch(msgs).catch((error: unknown) => {
+        // handleBatch settles every message itself; this is a bug guard, not a retry path.
+        this.logger.error(`Journal batch failed: ${(error as Error).message}`);
+        for (const msg of msgs) msg.nak(NAK_BASE_DELAY_MS);
+      }),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const jsm = await ensureSessionsStream(this.nc, this.subjects);
@@ -81,73 +119,151 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     this.logger.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
 
-  /** Stops pulling, then waits for the message in hand to be stored and acked. */
+  /** Stops pulling, waits for the batches in hand to be stored and acked, and releases the rest. */
   async onModuleDestroy(): Promise<void> {
     const messages = this.messages;
     this.messages = undefined;
     if (!messages) return;
     await messages.close();
     await this.loop;
+    // Pulled but not started: handed back at once (a plain nak) for this or another replica.
+    for (const msg of this.batcher.takeQueued()) msg.nak();
+    await this.batcher.idle();
     this.logger.log('Journal consumer stopped.');
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
-      // Messages pulled before close() are left unacked: JetStream redelivers them elsewhere.
-      if (this.messages !== messages) break;
-      await consumeTraced(msg, 'history.journal.write', () => this.handle(msg));
+      if (this.messages !== messages) {
+        msg.nak();
+        continue;
+      }
+      this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg);
     }
   }
 
+  /**
+   * Stores what one session's subject delivered together: parsed, sorted into stream order and
+   * written in one transaction (JournalService.persistBatch); each message is then acked, nak'ed
+   * (its predecessor is missing) or terminated (unstorable) on its own outcome, and one notice
+   * carries the new head. If the transaction fails, the messages are retried one by one, so a
+   * row the database refuses holds back only itself (and the rows chained after it).
+   */
+  private async handleBatch(msgs: JsMsg[]): Promise<void> {
+    if (msgs.length === 1) {
+      await consumeTraced(msgs[0]!, 'history.journal.write', () => this.handle(msgs[0]!));
+      return;
+    }
+    const started = performance.now();
+    const ordered = [...msgs].sort((a, b) => a.seq - b.seq);
+    const entries: { msg: JsMsg; entry: JournalMessage }[] = [];
+    for (const msg of ordered) {
+      try {
+        entries.push({ msg, entry: this.parse(msg) });
+      } catch (error) {
+        this.settle(msg, error, started);
+      }
+    }
+    if (entries.length === 0) return;
+    let outcomes: BatchEntryOutcome[];
+    try {
+      outcomes = await consumeBatchTraced(
+        entries.map(({ msg }) => msg),
+        'history.journal.write',
+        () =>
+          this.journal.persistBatch(
+            entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg) })),
+          ),
+      );
+    } catch (error) {
+      this.logger.warn(
+        `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
+      );
+      for (const { msg } of entries) {
+        await consumeTraced(msg, 'history.journal.write', () => this.handle(msg));
+      }
+      return;
+    }
+    let head: JournalNoticePayload | undefined;
+    entries.forEach(({ msg, entry }, index) => {
+      const outcome = outcomes[index]!;
+      if (typeof outcome === 'object') {
+        this.settle(msg, new UnstorableEntryError(outcome.unstorable), started);
+      } else if (outcome === 'out_of_order') {
+        this.settle(msg, new JournalOutOfOrderError(entry.session_id), started);
+      } else {
+        if (outcome === 'saved' && entry.sequence !== undefined) {
+          head = { session_id: entry.session_id, epoch: entry.epoch, head: entry.sequence };
+        }
+        recordHistoryWrite(performance.now() - started, 'stored');
+        msg.ack();
+      }
+    });
+    // One notice per batch: subscribers read their own pages from the head they last saw.
+    if (head) this.publishNotice(head);
+  }
+
+  /** Decodes and validates a journal message; UnstorableEntryError when it never can be stored. */
+  private parse(msg: JsMsg): JournalMessage {
+    const entry = parseJournalMessage(decodeJson(msg.data, msg.subject));
+    if (!entry.success) {
+      const issue = entry.error.issues[0];
+      throw new UnstorableEntryError(
+        `invalid entry: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
+      );
+    }
+    if (this.subjects.sessionIdOf(msg.subject) !== entry.data.session_id) {
+      throw new UnstorableEntryError('session_id does not match the subject');
+    }
+    return entry.data;
+  }
+
+  private deliveryOf(msg: JsMsg): Delivery {
+    return { streamSeq: msg.seq, force: msg.info.deliveryCount >= ORDER_WAIT_DELIVERIES };
+  }
+
+  private publishNotice(notice: JournalNoticePayload): void {
+    // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
+    // so a lost notice only delays a stream until its next wake-up, never loses a row.
+    this.nc.publish(this.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
+  }
+
+  /** Stores one message on its own (a lone message, or the retry of a failed batch). */
   private async handle(msg: JsMsg): Promise<void> {
     const started = performance.now();
     try {
-      const entry = journalEntrySchema.safeParse(decodeJson(msg.data, msg.subject));
-      if (!entry.success) {
-        const issue = entry.error.issues[0];
-        throw new UnstorableEntryError(
-          `invalid entry: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
-        );
-      }
-      if (this.subjects.sessionIdOf(msg.subject) !== entry.data.session_id) {
-        throw new UnstorableEntryError('session_id does not match the subject');
-      }
-      const outcome = await this.journal.persist(entry.data, {
-        streamSeq: msg.seq,
-        force: msg.info.deliveryCount >= ORDER_WAIT_DELIVERIES,
-      });
-      if (outcome === 'saved' && entry.data.sequence !== undefined) {
-        // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
-        // so a lost notice only delays a stream until its next wake-up, never loses a row.
-        const notice: JournalNoticePayload = {
-          session_id: entry.data.session_id,
-          epoch: entry.data.epoch,
-          head: entry.data.sequence,
-        };
-        this.nc.publish(this.subjects.sessionJournalNotice(entry.data.session_id), JSON.stringify(notice));
+      const entry = this.parse(msg);
+      const outcome = await this.journal.persist(entry, this.deliveryOf(msg));
+      if (outcome === 'saved' && entry.sequence !== undefined) {
+        this.publishNotice({ session_id: entry.session_id, epoch: entry.epoch, head: entry.sequence });
       }
       recordHistoryWrite(performance.now() - started, 'stored');
       msg.ack();
     } catch (error) {
-      recordHistoryWrite(performance.now() - started, 'failed');
-      const reason = permanentReason(error);
-      if (reason !== null) {
-        this.logger.error(`Journal message ${msg.seq} on ${msg.subject} dropped: ${reason}.`);
-        // No reason argument: servers before 2.10.4 do not parse `+TERM <reason>` and would leave
-        // the message pending; the reason is in the log line above.
-        msg.term();
-        return;
-      }
-      const delay = nakDelay(msg.info.deliveryCount);
-      if (error instanceof JournalOutOfOrderError) {
-        this.logger.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
-        msg.nak(delay);
-        return;
-      }
-      this.logger.warn(
-        `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${msg.info.deliveryCount}), retrying in ${delay} ms: ${(error as Error).message}`,
-      );
-      msg.nak(delay);
+      this.settle(msg, error, started);
     }
+  }
+
+  /** Terminates a message that can never be stored; naks one worth another attempt. */
+  private settle(msg: JsMsg, error: unknown, started: number): void {
+    recordHistoryWrite(performance.now() - started, 'failed');
+    const reason = permanentReason(error);
+    if (reason !== null) {
+      this.logger.error(`Journal message ${msg.seq} on ${msg.subject} dropped: ${reason}.`);
+      // No reason argument: servers before 2.10.4 do not parse `+TERM <reason>` and would leave
+      // the message pending; the reason is in the log line above.
+      msg.term();
+      return;
+    }
+    const delay = nakDelay(msg.info.deliveryCount);
+    if (error instanceof JournalOutOfOrderError) {
+      this.logger.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
+      msg.nak(delay);
+      return;
+    }
+    this.logger.warn(
+      `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${msg.info.deliveryCount}), retrying in ${delay} ms: ${(error as Error).message}`,
+    );
+    msg.nak(delay);
   }
 }

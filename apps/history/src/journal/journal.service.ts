@@ -1,10 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Limits, type JournalEntry } from '#contracts';
+import {
+  isSubmissionEntry,
+  Limits,
+  type JournalEntry,
+  type JournalMessage,
+  type JournalSubmissionEntry,
+} from '#contracts';
 import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId } from '../common/ids.js';
+import type { StoredSessionKey } from '../common/session-rows.js';
 import { sessionSummary, storedSnapshot } from '../common/stored-session.js';
 import { reduce, windowOf, type RenderBody } from './journal-reducer.js';
-import { JournalRepository, type SaveOutcome, type StructuredRecord } from './journal.repository.js';
+import {
+  JournalRepository,
+  type BatchOutcome,
+  type BatchRow,
+  type JournalRecord,
+  type SaveOutcome,
+  type StructuredRecord,
+  type SubmissionRecord,
+} from './journal.repository.js';
 
 /** Where a message sits in the stream, as the consumer knows it. */
 export interface Delivery {
@@ -23,6 +38,15 @@ export class UnstorableEntryError extends Error {
 
 export type PersistOutcome = SaveOutcome | 'transient';
 
+/** One message of a session-batch, as the consumer hands it over. */
+export interface BatchEntry {
+  message: JournalMessage;
+  delivery: Delivery;
+}
+
+/** What became of one message of a session-batch. */
+export type BatchEntryOutcome = PersistOutcome | 'out_of_order' | { unstorable: string };
+
 @Injectable()
 export class JournalService {
   private readonly logger = new Logger(JournalService.name);
@@ -32,29 +56,165 @@ export class JournalService {
     private readonly cipher: HistoryCipher,
   ) {}
 
-  async persist(entry: JournalEntry, delivery?: Delivery): Promise<PersistOutcome> {
+  async persist(message: JournalMessage, delivery?: Delivery): Promise<PersistOutcome> {
     // Sessions without a saved access are transient previews; they have no durable history.
-    if (entry.access_id === undefined || entry.access_id === '') return 'transient';
-    const edgeId = parseEdgeId(entry.edge_id);
-    if (edgeId === null)
-      throw new UnstorableEntryError(`edge_id of session ${entry.session_id} is not a connector id`);
-    if (!Number.isSafeInteger(entry.revision) || entry.revision < 1) {
-      throw new UnstorableEntryError(`revision of session ${entry.session_id} is not a positive integer`);
-    }
-    if (!Number.isFinite(entry.recorded_at)) {
-      throw new UnstorableEntryError(`recorded_at of session ${entry.session_id} is not a timestamp`);
-    }
-    const snapshot = entry.snapshot;
-    const key = { ownerId: entry.actor_id, accessId: entry.access_id, edgeId, sessionId: entry.session_id };
-    const revision = BigInt(entry.revision);
-    const plaintext = JSON.stringify(storedSnapshot(snapshot));
-    if (Buffer.byteLength(plaintext) > Limits.STORED_PAYLOAD_MAX_BYTES) {
-      throw new UnstorableEntryError(
-        `snapshot of session ${entry.session_id} exceeds the stored payload bound`,
+    const key = this.keyOf(message);
+    if (key === null) return 'transient';
+    const outcome = isSubmissionEntry(message)
+      ? await this.persistSubmission(message, key, delivery)
+      : await this.persistEntry(message, key, delivery);
+    if (outcome === 'no_access') {
+      this.logger.debug(
+        `Session ${message.session_id} revision ${message.revision} not stored: access ${message.access_id} is gone.`,
       );
     }
+    return outcome;
+  }
+
+  /**
+   * Stores the messages one session's subject delivered together (in stream order), every
+   * sequenced row of a key in one transaction (JournalRepository.saveBatch); unsequenced rows,
+   * which take no turn in the chain, one by one as before. Returns one outcome per entry, in
+   * the order given; throws when a transaction failed (the caller retries message by message).
+   */
+  async persistBatch(entries: readonly BatchEntry[]): Promise<BatchEntryOutcome[]> {
+    const outcomes: (BatchEntryOutcome | undefined)[] = entries.map(() => undefined);
+    // Consecutive sequenced rows of one key go together; a change of key starts a new run.
+    let run: { key: StoredSessionKey; id: string; rows: BatchRow[]; at: number[] } | undefined;
+    const flush = async () => {
+      if (!run) return;
+      const done = await this.journal.saveBatch(run.key, run.rows);
+      run.at.forEach((index, position) => (outcomes[index] = done[position]!));
+      this.logNoAccess(done, run.key.sessionId, run.key.accessId);
+      run = undefined;
+    };
+    for (const [index, { message, delivery }] of entries.entries()) {
+      let prepared: { key: StoredSessionKey; row: BatchRow | null };
+      try {
+        const key = this.keyOf(message);
+        if (key === null) {
+          outcomes[index] = 'transient';
+          continue;
+        }
+        prepared = { key, row: this.batchRow(message, key, delivery) };
+      } catch (error) {
+        if (!(error instanceof UnstorableEntryError)) throw error;
+        outcomes[index] = { unstorable: error.message };
+        continue;
+      }
+      if (prepared.row === null) {
+        await flush();
+        outcomes[index] = await this.persist(message, delivery);
+        continue;
+      }
+      const id = keyId(prepared.key);
+      if (run && run.id !== id) await flush();
+      run ??= { key: prepared.key, id, rows: [], at: [] };
+      run.rows.push(prepared.row);
+      run.at.push(index);
+    }
+    await flush();
+    return outcomes.map((outcome) => outcome ?? 'unchanged');
+  }
+
+  /** The stored session a message belongs to; null for a transient preview (no saved access). */
+  private keyOf(message: JournalMessage): StoredSessionKey | null {
+    if (message.access_id === undefined || message.access_id === '') return null;
+    const edgeId = parseEdgeId(message.edge_id);
+    if (edgeId === null)
+      throw new UnstorableEntryError(`edge_id of session ${message.session_id} is not a connector id`);
+    if (!Number.isSafeInteger(message.revision) || message.revision < 1) {
+      throw new UnstorableEntryError(`revision of session ${message.session_id} is not a positive integer`);
+    }
+    if (!Number.isFinite(message.recorded_at)) {
+      throw new UnstorableEntryError(`recorded_at of session ${message.session_id} is not a timestamp`);
+    }
+    return { ownerId: message.actor_id, accessId: message.access_id, edgeId, sessionId: message.session_id };
+  }
+
+  /** A batch row for a sequenced message; null for an unsequenced one (stored on its own). */
+  private batchRow(message: JournalMessage, key: StoredSessionKey, delivery: Delivery): BatchRow | null {
+    if (isSubmissionEntry(message)) {
+      return { kind: 'submission', record: this.submissionRecord(message, key, delivery) };
+    }
+    if (message.sequence === undefined) return null;
+    const { plaintext, revision } = this.checkedSnapshot(message);
+    const snapshot = message.snapshot;
+    return {
+      kind: 'snapshot',
+      record: {
+        key,
+        epoch: message.epoch,
+        revision,
+        journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, message.epoch, revision)),
+        sealSession: () => ({
+          payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
+          summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
+        }),
+        running: snapshot.running ?? false,
+        closed: snapshot.closed ?? false,
+        status: snapshot.status,
+        recordedAt: new Date(message.recorded_at),
+        structured: this.structured(message, key, delivery)!,
+      },
+    };
+  }
+
+  private logNoAccess(outcomes: readonly BatchOutcome[], sessionId: string, accessId: string): void {
+    if (outcomes.includes('no_access')) {
+      this.logger.debug(`Session ${sessionId} rows not stored: access ${accessId} is gone.`);
+    }
+  }
+
+  /** A router-written submission row: sequenced, so it only ever arrives with its delivery. */
+  private persistSubmission(
+    entry: JournalSubmissionEntry,
+    key: StoredSessionKey,
+    delivery: Delivery | undefined,
+  ): Promise<SaveOutcome> {
+    return this.journal.saveSubmission(this.submissionRecord(entry, key, delivery));
+  }
+
+  private submissionRecord(
+    entry: JournalSubmissionEntry,
+    key: StoredSessionKey,
+    delivery: Delivery | undefined,
+  ): SubmissionRecord {
+    if (!delivery) throw new UnstorableEntryError('a submission row is stored only from the journal stream');
+    return {
+      key,
+      epoch: entry.epoch,
+      revision: BigInt(entry.revision),
+      recordedAt: new Date(entry.recorded_at),
+      position: {
+        sequence: BigInt(entry.sequence),
+        streamSeq: BigInt(delivery.streamSeq),
+        prevStreamSeq: BigInt(entry.prev_stream_seq),
+        force: delivery.force,
+        fence: entry.fence,
+      },
+      submission: entry.submission,
+    };
+  }
+
+  private persistEntry(
+    entry: JournalEntry,
+    key: StoredSessionKey,
+    delivery: Delivery | undefined,
+  ): Promise<SaveOutcome> {
+    return this.journal.save(this.entryRecord(entry, key, delivery));
+  }
+
+  /** Validates and encrypts a snapshot row (UnstorableEntryError when it can never be stored). */
+  private entryRecord(
+    entry: JournalEntry,
+    key: StoredSessionKey,
+    delivery: Delivery | undefined,
+  ): JournalRecord {
+    const snapshot = entry.snapshot;
+    const { plaintext, revision } = this.checkedSnapshot(entry);
     const structured = delivery ? this.structured(entry, key, delivery) : undefined;
-    const outcome = await this.journal.save({
+    return {
       key,
       epoch: entry.epoch,
       revision,
@@ -66,19 +226,24 @@ export class JournalService {
       status: snapshot.status,
       recordedAt: new Date(entry.recorded_at),
       ...(structured ? { structured } : {}),
-    });
-    if (outcome === 'no_access') {
-      this.logger.debug(
-        `Session ${entry.session_id} revision ${entry.revision} not stored: access ${entry.access_id} is gone.`,
+    };
+  }
+
+  /** The stored form of an entry's snapshot, within the stored payload bound. */
+  private checkedSnapshot(entry: JournalEntry): { plaintext: string; revision: bigint } {
+    const plaintext = JSON.stringify(storedSnapshot(entry.snapshot));
+    if (Buffer.byteLength(plaintext) > Limits.STORED_PAYLOAD_MAX_BYTES) {
+      throw new UnstorableEntryError(
+        `snapshot of session ${entry.session_id} exceeds the stored payload bound`,
       );
     }
-    return outcome;
+    return { plaintext, revision: BigInt(entry.revision) };
   }
 
   /** The reduced-state part of an entry that carries a router-assigned sequence. */
   private structured(
     entry: JournalEntry,
-    key: { ownerId: string; accessId: string; edgeId: bigint; sessionId: string },
+    key: StoredSessionKey,
     delivery: Delivery,
   ): StructuredRecord | undefined {
     if (entry.sequence === undefined) return undefined;
@@ -90,6 +255,7 @@ export class JournalService {
       prevStreamSeq: BigInt(entry.prev_stream_seq ?? 0),
       window: windowOf(entry.snapshot),
       force: delivery.force,
+      ...(entry.fence === undefined ? {} : { fence: entry.fence }),
       plan: (stored) => {
         const reduction = reduce(stored, entry.snapshot, digest);
         return {
@@ -106,4 +272,8 @@ export class JournalService {
       },
     };
   }
+}
+
+function keyId(key: StoredSessionKey): string {
+  return `${key.ownerId}\u0000${key.accessId}\u0000${key.edgeId}\u0000${key.sessionId}`;
 }

@@ -1,0 +1,30 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { GrantsChangedNotice, Subjects } from '#contracts';
+import { encodeJson, NATS_CONNECTION } from '#messaging';
+import { SUBJECTS } from '../common/tokens.js';
+
+/**
+ * Tells the api replicas that an actor's grants changed, so the authorization decisions they
+ * remember for that actor are dropped at once (docs/contract.md "Authorization"). Core NATS,
+ * fire-and-forget: a lost notice is bounded by the api's short TTL and by its reset on reconnect.
+ */
+@Injectable()
+export class GrantsNotifier {
+  private readonly logger = new Logger(GrantsNotifier.name);
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+  ) {}
+
+  changed(actorId: string): void {
+    const notice: GrantsChangedNotice = { actor_id: actorId };
+    try {
+      this.nc.publish(this.subjects.grantsChanged, encodeJson(notice));
+    } catch (error) {
+      // The change itself is committed; only the early invalidation is lost.
+      this.logger.warn(`Grants-changed notice for actor ${actorId} not sent: ${(error as Error).message}`);
+    }
+  }
+}

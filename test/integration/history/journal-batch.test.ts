@@ -1,0 +1,381 @@
+// The journal consumer's batched ingest: messages that arrive together are grouped by session
+// and each session's rows are written in one transaction. These cases pin that batching changes
+// nothing a row-by-row fold would store (items, journal rows, head, session row), that a batch
+// mixing sessions applies each in its own chain order, that an unstorable message or a row whose
+// predecessor never applies holds back only itself, and that a redelivery of everything changes
+// nothing. A backlog is built by stopping the consumer, publishing, and starting it again.
+import { jest } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type {
+  EdgeAgentResult,
+  JournalEntry,
+  JournalMessage,
+  JournalSubmissionEntry,
+  Submission,
+} from '#contracts';
+import { encodeJson } from '#messaging';
+import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
+import { JournalConsumer } from '../../../apps/history/src/journal/journal.consumer.js';
+import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
+import {
+  HARNESS_TIMEOUT_MS,
+  HISTORY_KEY,
+  SLOW_TEST_TIMEOUT_MS,
+  journalEntry,
+  sessionId,
+  startHarness,
+  type HistoryHarness,
+} from './history-harness.js';
+
+jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
+
+const OWNER = 'batch-owner';
+const FINGERPRINT = 'b'.repeat(64);
+
+type Step =
+  | { kind: 'update'; snapshot: Partial<EdgeAgentResult> }
+  | { kind: 'submission'; submission: Submission }
+  | { kind: 'roll'; epoch: string };
+
+const user = (text: string) => ({ role: 'user' as const, text });
+const assistant = (text: string) => ({ role: 'assistant' as const, text });
+const pending: Submission = {
+  client_message_id: `${Date.now()}-${'1'.padStart(32, '0')}`,
+  fence: 2,
+  payload_fingerprint: FINGERPRINT,
+  dispatch_state: 'pending',
+  submitted_at: 1_700_000_000_000,
+};
+
+/** Edits, a tombstone, a revived id, a submission settled with a receipt, a new window, a roll. */
+const SCRIPT: Step[] = [
+  { kind: 'update', snapshot: { messages: [user('u1')] } },
+  { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1')] } },
+  { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1 edited')] } },
+  { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1 edited'), user('u2')] } },
+  { kind: 'update', snapshot: { messages: [user('u1'), assistant('x')] } },
+  { kind: 'submission', submission: pending },
+  { kind: 'update', snapshot: { messages: [user('u1'), assistant('x'), user('u3')] } },
+  {
+    kind: 'submission',
+    submission: { ...pending, dispatch_state: 'accepted', item_id: 'm:0:2', resolved_at: 1_700_000_001_000 },
+  },
+  { kind: 'update', snapshot: { window: 1, messages: [user('w1')] } },
+  { kind: 'roll', epoch: 'e2' },
+  { kind: 'update', snapshot: { messages: [user('z1')] } },
+  { kind: 'update', snapshot: { messages: [user('z1'), assistant('z2')] } },
+  { kind: 'update', snapshot: { messages: [user('z1')] } },
+];
+
+describe('history: batched journal ingest', () => {
+  let h: HistoryHarness;
+  let consumer: JournalConsumer;
+  let service: JournalService;
+  const cipher = new HistoryCipher(HISTORY_KEY);
+  let edgeId: string;
+  let accessId: string;
+
+  beforeAll(async () => {
+    h = await startHarness('jbatch');
+    consumer = h.app.get(JournalConsumer);
+    service = h.app.get(JournalService);
+    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
+    accessId = (
+      await h.call('historyAccessCreate', {
+        actor_id: OWNER,
+        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
+      })
+    ).access.id;
+  }, HARNESS_TIMEOUT_MS);
+  afterAll(() => h.close(), HARNESS_TIMEOUT_MS);
+
+  /** Runs `publish` with the consumer stopped, so everything it publishes is one backlog. */
+  async function backlog(publish: () => Promise<number>): Promise<number> {
+    await consumer.onModuleDestroy();
+    let last: number;
+    try {
+      last = await publish();
+    } finally {
+      await consumer.onApplicationBootstrap();
+    }
+    return last;
+  }
+
+  /** One session's messages as the router writes them (sequence and prev_stream_seq chain). */
+  class Chain {
+    readonly sid = sessionId();
+    private epoch = 'e1';
+    private sequence = 0;
+    private revision = 0;
+    private prev = 0;
+    private cursor = 0;
+
+    constructor(private readonly steps: Step[] = SCRIPT) {}
+
+    /** The next message of the script (a roll is taken on the way); null at the end. */
+    next(): JournalMessage | null {
+      for (;;) {
+        const step = this.steps[this.cursor++];
+        if (!step) return null;
+        if (step.kind === 'roll') {
+          this.epoch = step.epoch;
+          this.sequence = 0;
+          continue;
+        }
+        this.sequence += 1;
+        if (step.kind === 'update') {
+          this.revision += 1;
+          const entry: JournalEntry = {
+            ...journalEntry(
+              { actorId: OWNER, edgeId, accessId, sessionId: this.sid },
+              this.revision,
+              {},
+              1_000,
+            ),
+            epoch: this.epoch,
+          };
+          entry.snapshot = { ...entry.snapshot, messages: [], activities: [], ...step.snapshot };
+          entry.sequence = this.sequence;
+          return entry;
+        }
+        const row: JournalSubmissionEntry = {
+          v: 1,
+          kind: 'submission',
+          session_id: this.sid,
+          edge_id: edgeId,
+          actor_id: OWNER,
+          access_id: accessId,
+          epoch: this.epoch,
+          revision: Math.max(this.revision, 1),
+          sequence: this.sequence,
+          prev_stream_seq: 0,
+          fence: step.submission.fence,
+          submission: step.submission,
+          recorded_at: 1_000,
+        };
+        return row;
+      }
+    }
+
+    /** Publishes the next message, chained after the previous one; null at the end. */
+    async publishNext(): Promise<number | null> {
+      const message = this.next();
+      if (!message) return null;
+      message.prev_stream_seq = this.prev;
+      this.prev = await h.publishRaw(this.sid, encodeJson(message));
+      return this.prev;
+    }
+
+    /** Publishes bytes that are not the router's on this subject, outside the chain. */
+    async publishForeign(data: Uint8Array): Promise<number> {
+      return h.publishRaw(this.sid, data);
+    }
+
+    /** Publishes the next message as the chain's link, but spoiled so history can never store it. */
+    async publishSpoiled(): Promise<number> {
+      const message = this.next()!;
+      message.prev_stream_seq = this.prev;
+      this.prev = await h.publishRaw(this.sid, encodeJson({ ...message, edge_id: 'not-a-connector' }));
+      return this.prev;
+    }
+  }
+
+  /** Everything stored for a session, decrypted and without ids that differ between sessions. */
+  async function stored(sid: string) {
+    const key = { ownerId: OWNER, accessId, edgeId, sessionId: sid };
+    const items = await h.db.query<{
+      item_id: string;
+      epoch: string;
+      revision: number;
+      sequence: string;
+      ordinal: number;
+      deleted: boolean;
+      body: Buffer | null;
+    }>(
+      `SELECT item_id, epoch, revision, sequence::text, ordinal, deleted, body
+       FROM journal_items WHERE session_id = $1 ORDER BY item_id`,
+      [sid],
+    );
+    const rows = await h.db.query(
+      `SELECT epoch, sequence::text, revision::text, touched, client_message_id
+       FROM journal WHERE session_id = $1 ORDER BY epoch, sequence`,
+      [sid],
+    );
+    const state = await h.db.query(
+      `SELECT epoch, head_sequence::text, oldest_sequence::text, "window", fence
+       FROM journal_states WHERE session_id = $1`,
+      [sid],
+    );
+    const session = await h.db.query<{ revision: string; payload: Buffer }>(
+      'SELECT revision::text, payload FROM session_histories WHERE session_id = $1',
+      [sid],
+    );
+    const submissions = await h.db.query(
+      `SELECT client_message_id, dispatch_state, item_id, sequence::text
+       FROM journal_submissions WHERE session_id = $1`,
+      [sid],
+    );
+    const receipts = await h.db.query(
+      'SELECT client_message_id, item_id, epoch, sequence::text FROM journal_receipts WHERE session_id = $1',
+      [sid],
+    );
+    return {
+      items: items.rows.map(({ body, ...item }) => ({
+        ...item,
+        body: body ? cipher.decryptJson(body, Aad.item(key, item.item_id)) : null,
+      })),
+      rows: rows.rows,
+      state: state.rows,
+      session: session.rows.map((row) => ({
+        revision: row.revision,
+        payload: cipher.decryptJson<Record<string, unknown>>(row.payload, Aad.payload(key)),
+      })),
+      submissions: submissions.rows,
+      receipts: receipts.rows,
+    };
+  }
+
+  /** The session's stored state with the session id blanked, for comparing two sessions. */
+  async function comparable(sid: string) {
+    const value = await stored(sid);
+    return JSON.parse(JSON.stringify(value).replaceAll(sid, '<sid>')) as unknown;
+  }
+
+  /** The script folded row by row through the single-message path, as a reference. */
+  async function rowByRow(steps: Step[] = SCRIPT): Promise<string> {
+    const chain = new Chain(steps);
+    let streamSeq = 0;
+    for (let message = chain.next(); message; message = chain.next()) {
+      message.prev_stream_seq = streamSeq;
+      streamSeq += 1;
+      expect(await service.persist(message, { streamSeq, force: false })).toBe('saved');
+    }
+    return chain.sid;
+  }
+
+  it.each([
+    ['up to its new window', SCRIPT.findIndex((step) => step.kind === 'roll')],
+    ['across an epoch roll', SCRIPT.length],
+  ])(
+    'stores one batch of a whole chain %s exactly as the row-by-row fold; a second delivery changes nothing',
+    async (_, length) => {
+      const steps = SCRIPT.slice(0, length);
+      const reference = await rowByRow(steps);
+      const chain = new Chain(steps);
+      const entries: { message: JournalMessage; delivery: { streamSeq: number; force: boolean } }[] = [];
+      let streamSeq = 1_000;
+      for (let message = chain.next(); message; message = chain.next()) {
+        message.prev_stream_seq = entries.length === 0 ? 0 : streamSeq;
+        streamSeq += 1;
+        entries.push({ message, delivery: { streamSeq, force: false } });
+      }
+
+      const first = await service.persistBatch(entries);
+      expect(first).toEqual(entries.map(() => 'saved'));
+      const expected = await comparable(reference);
+      expect(await comparable(chain.sid)).toEqual(expected);
+      expect(await comparable(chain.sid)).toMatchObject({
+        receipts: [expect.objectContaining({ item_id: 'm:0:2' })],
+      });
+
+      expect(await service.persistBatch(entries)).toEqual(entries.map(() => 'unchanged'));
+      expect(await comparable(chain.sid)).toEqual(expected);
+    },
+  );
+
+  it('stores a batch whose first row waits for its predecessor: only the rows it holds back wait', async () => {
+    const chain = new Chain();
+    const messages: JournalMessage[] = [];
+    for (let message = chain.next(); message; message = chain.next()) messages.push(message);
+    // Stream sequences 1..n; the batch lacks the first row, as if it were still in flight.
+    messages.forEach((message, index) => (message.prev_stream_seq = index));
+    const entries = messages.map((message, index) => ({
+      message,
+      delivery: { streamSeq: index + 1, force: false },
+    }));
+    const rest = await service.persistBatch(entries.slice(1));
+    // Everything up to the roll chains after the missing row; the roll (sequence 1) opens an epoch.
+    const roll = messages.findIndex((message) => message.epoch === 'e2');
+    expect(rest).toEqual(entries.slice(1).map((_, index) => (index + 1 < roll ? 'out_of_order' : 'saved')));
+    expect((await stored(chain.sid)).state).toEqual([expect.objectContaining({ epoch: 'e2' })]);
+  });
+
+  it('applies a backlog that interleaves several sessions, each in its own chain order', async () => {
+    const reference = await rowByRow();
+    const chains = [new Chain(), new Chain(), new Chain()];
+    const last = await backlog(async () => {
+      let seq = 0;
+      for (let more = true; more;) {
+        more = false;
+        for (const chain of chains) {
+          const published = await chain.publishNext();
+          if (published !== null) {
+            seq = published;
+            more = true;
+          }
+        }
+      }
+      return seq;
+    });
+    await h.caughtUp(last);
+
+    const expected = await comparable(reference);
+    for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
+  });
+
+  it('terminates an unstorable message and holds back only the row chained after it, then applies it as a gap', async () => {
+    const steps: Step[] = [1, 2, 3].map((n) => ({
+      kind: 'update',
+      snapshot: { messages: Array.from({ length: n }, (_, i) => user(`m${i}`)) },
+    }));
+    const broken = new Chain(steps);
+    const healthy = new Chain(steps);
+    const last = await backlog(async () => {
+      await broken.publishNext();
+      await healthy.publishNext();
+      // Not JSON at all, on the healthy subject but outside its chain: dropped, blocks nothing.
+      await healthy.publishForeign(new TextEncoder().encode('{not json'));
+      await broken.publishSpoiled();
+      await healthy.publishNext();
+      await broken.publishNext();
+      return (await healthy.publishNext())!;
+    });
+    await h.caughtUp(last);
+
+    const good = await stored(healthy.sid);
+    expect(good.rows.map((row) => row.sequence)).toEqual(['1', '2', '3']);
+    expect(good.items.map((item) => item.item_id)).toEqual(['m:0:0', 'm:0:1', 'm:0:2']);
+    // The spoiled row never applies; the one after it waits for it, then applies with a gap.
+    const deadline = Date.now() + 20_000;
+    let gapped = await stored(broken.sid);
+    while (gapped.rows.length < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      gapped = await stored(broken.sid);
+    }
+    expect(gapped.rows.map((row) => row.sequence)).toEqual(['1', '3']);
+    expect(gapped.state).toEqual([expect.objectContaining({ epoch: 'e1', head_sequence: '3' })]);
+    expect(gapped.items.map((item) => item.item_id)).toEqual(['m:0:0', 'm:0:1', 'm:0:2']);
+  });
+
+  it('changes nothing when the whole stream is delivered again', async () => {
+    const chain = new Chain();
+    let last = 0;
+    for (let seq = await chain.publishNext(); seq !== null; seq = await chain.publishNext()) last = seq;
+    await h.caughtUp(last);
+    const before = await stored(chain.sid);
+    const rowCount = await h.db.query<{ n: string }>('SELECT count(*)::text AS n FROM journal');
+
+    // A new durable consumer starts from the stream's first message: every message comes again.
+    const jsm = await jetstreamManager(h.nc);
+    await backlog(async () => {
+      await jsm.consumers.delete(h.subjects.sessionsStream, h.subjects.historyJournalConsumer);
+      return last;
+    });
+    await h.caughtUp(last);
+
+    expect(await stored(chain.sid)).toEqual(before);
+    expect(await h.db.query('SELECT count(*)::text AS n FROM journal')).toMatchObject({
+      rows: rowCount.rows,
+    });
+  });
+});
