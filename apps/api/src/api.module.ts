@@ -6,6 +6,7 @@ import { NATS_CONNECTION } from '#messaging';
 import { AccessesModule } from './accesses/accesses.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
+import { Authorizer } from './common/authorizer.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { ServiceClient } from './common/service-client.js';
 import { API_CONFIG, SUBJECTS } from './common/tokens.js';
@@ -41,10 +42,11 @@ export class ApiModule {
         { provide: NATS_CONNECTION, useValue: nc },
         { provide: SUBJECTS, useValue: subjects },
         ServiceClient,
+        Authorizer,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],
-      exports: [API_CONFIG, NATS_CONNECTION, SUBJECTS, ServiceClient],
+      exports: [API_CONFIG, NATS_CONNECTION, SUBJECTS, ServiceClient, Authorizer],
     };
   }
 }

@@ -54,6 +54,7 @@ export type {
   RevisionPayload,
   AuditPayload,
   JournalNoticePayload,
+  GrantsChangedNotice,
 } from './subjects.js';
 export {
   RPC_ERROR_CODES,

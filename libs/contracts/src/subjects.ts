@@ -98,6 +98,11 @@ export class Subjects {
   readonly auditStream: string;
   /** The history service's durable consumer of audit records. */
   readonly historyAuditConsumer = 'history-audit';
+  /**
+   * Core NATS, history → api replicas: an actor's grants changed (an access updated or deleted,
+   * a connector enrolled); cached authorization decisions of that actor are dropped. Not stored.
+   */
+  readonly grantsChanged: string;
 
   constructor(readonly namespace: string = DEFAULT_NAMESPACE) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) {
@@ -115,6 +120,7 @@ export class Subjects {
     this.sessionsStream = `${namespace.toUpperCase().replace(/-/g, '_')}_SESSIONS`;
     this.auditRecords = `${namespace}.audit.edge-agent`;
     this.auditStream = `${namespace.toUpperCase().replace(/-/g, '_')}_AUDIT`;
+    this.grantsChanged = `${namespace}.history.grants-changed`;
   }
 
   /** `<ns>.edge.<edgeId>.rpc`: router → one edge, carrying edge_agent_v1. */
@@ -173,3 +179,7 @@ export type JournalPayload = JournalEntry;
 export type RevisionPayload = RevisionNotice;
 export type AuditPayload = AuditRecord;
 export type JournalNoticePayload = JournalNotice;
+/** The payload of `grantsChanged`: whose grants changed (the actor's whole cache is dropped). */
+export interface GrantsChangedNotice {
+  actor_id: string;
+}

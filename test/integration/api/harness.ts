@@ -167,6 +167,7 @@ export async function startApi(
   label: string,
   key: JwtKeySource = { kind: 'secret', secret: SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
+  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs'>> = {},
 ): Promise<Harness> {
   const { natsUrl } = await testServices();
   const namespace = uniqueNamespace(label);
@@ -180,6 +181,7 @@ export async function startApi(
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },
     jwt: { key, ...jwt },
+    ...overrides,
   };
   const standIns = new StandIns(standInNc, subjects);
   await standIns.serve(

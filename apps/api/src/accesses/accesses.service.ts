@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Limits, type AccessInput, type AccessListReply, type AgentAccess } from '#contracts';
+import { Authorizer } from '../common/authorizer.js';
 import { AccessNotFoundError, InvalidPageError } from '../common/errors.js';
 import { ServiceClient } from '../common/service-client.js';
 import { ACCESS_ID_PATTERN, ACCESSES_PAGE_MAX } from './accesses.schemas.js';
@@ -19,7 +20,10 @@ function pageNumber(raw: unknown, fallback: number, max: number): number {
 /** AgentAccess CRUD, always scoped to the actor; history owns the rows. */
 @Injectable()
 export class AccessesService {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly authorizer: Authorizer,
+  ) {}
 
   list(actorId: string, page: unknown, pageSize: unknown): Promise<AccessListReply> {
     return this.services.history('historyAccessList', {
@@ -35,20 +39,28 @@ export class AccessesService {
   }
 
   async update(actorId: string, id: string, access: AccessInput): Promise<AgentAccess> {
-    const reply = await this.services.history('historyAccessUpdate', {
-      actor_id: actorId,
-      id: this.checkedId(id),
-      access,
-    });
-    return reply.access;
+    const checked = this.checkedId(id);
+    try {
+      const reply = await this.services.history('historyAccessUpdate', {
+        actor_id: actorId,
+        id: checked,
+        access,
+      });
+      return reply.access;
+    } finally {
+      // Even a failed call may have changed the row; history's notice reaches other replicas.
+      this.authorizer.forget(actorId);
+    }
   }
 
   async remove(actorId: string, id: string): Promise<AgentAccess> {
-    const reply = await this.services.history('historyAccessDelete', {
-      actor_id: actorId,
-      id: this.checkedId(id),
-    });
-    return reply.access;
+    const checked = this.checkedId(id);
+    try {
+      const reply = await this.services.history('historyAccessDelete', { actor_id: actorId, id: checked });
+      return reply.access;
+    } finally {
+      this.authorizer.forget(actorId);
+    }
   }
 
   /** A malformed id cannot name a saved access: 404 without asking history. */

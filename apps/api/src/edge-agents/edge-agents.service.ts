@@ -17,6 +17,7 @@ import {
   InvalidAgentRequestError,
   UnauthorizedError,
 } from '../common/errors.js';
+import { Authorizer } from '../common/authorizer.js';
 import { ServiceClient } from '../common/service-client.js';
 import type { Permission, Principal } from '../auth/principal.js';
 
@@ -42,7 +43,10 @@ const FILE_PERMISSIONS: Partial<Record<EdgeAgentAnyAction, Permission>> = {
 export class EdgeAgentsService {
   private readonly logger = new Logger(EdgeAgentsService.name);
 
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly authorizer: Authorizer,
+  ) {}
 
   async handle(principal: Principal, request: EdgeAgentRequest): Promise<EdgeAgentResult> {
     if (!CLIENT_ACTIONS.has(request.action) || !validateEdgeAgentRequest(request).ok) {
@@ -65,18 +69,24 @@ export class EdgeAgentsService {
       // the caller is authorized again before any of the reply (a file's bytes included) leaves.
       if (Date.now() >= principal.expiresAt)
         throw new UnauthorizedError(`Token expired during ${request.action}.`);
-      await this.authorize(principal, request);
+      await this.authorize(principal, request, { fresh: true });
     }
     return reply;
   }
 
-  /** One history round trip: the connector is the actor's and the named access matches. */
-  private async authorize(principal: Principal, request: EdgeAgentRequest): Promise<AgentAccess | undefined> {
-    const reply = await this.services.history('historyAuthorize', {
-      actor_id: principal.actorId,
-      edge_id: request.edge_id,
-      ...(request.access_id ? { access_id: request.access_id } : {}),
-    });
+  /**
+   * The connector is the actor's and the named access matches: history's answer, or its recent
+   * "yes" (common/authorizer.ts). `fresh` asks history whatever it answered before.
+   */
+  private async authorize(
+    principal: Principal,
+    request: EdgeAgentRequest,
+    options: { fresh?: boolean } = {},
+  ): Promise<AgentAccess | undefined> {
+    const reply = await this.authorizer.authorize(
+      { actorId: principal.actorId, edgeId: request.edge_id, accessId: request.access_id },
+      options,
+    );
     if (!request.access_id) return undefined;
     const access = reply.access;
     if (!access || access.id !== request.access_id || access.edge_id !== request.edge_id) {

@@ -7,16 +7,16 @@ import {
   Limits,
   edgeAgentRpcRequestSchema,
   result,
-  toWire,
   validateRpcEnvelope,
   type EdgeAgentResult,
   type EdgeAgentStatus,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, decodeJson, encodeJson, withIncomingTrace } from '#messaging';
+import { NATS_CONNECTION, decodeJson, withIncomingTrace } from '#messaging';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { SessionsService } from '../sessions/sessions.service.js';
+import { encodeWire } from './wire-json.js';
 
 @Injectable()
 export class EdgeRpcHandler {
@@ -48,10 +48,10 @@ export class EdgeRpcHandler {
   }
 
   private reply(msg: Msg, value: EdgeAgentResult): void {
-    let data = encodeJson(toWire(value));
+    let data = encodeWire(value);
     if (data.length > Limits.RPC_PAYLOAD_LIMIT_BYTES) {
       this.log.error(`A ${value.status} reply of ${data.length} bytes exceeded the RPC limit.`);
-      data = encodeJson(toWire(result('unavailable')));
+      data = encodeWire(result('unavailable'));
     }
     try {
       msg.respond(data);
