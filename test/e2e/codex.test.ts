@@ -1,20 +1,12 @@
 // The Codex demo edge end to end over HTTP only: api → session router → edge connector → the real
 // `codex app-server` → the project's scripted provider (started by the stack launcher, as
 // `TETHER_CODEX_FAKE_PROVIDER=1 npm run stack -- --agent codex` does) and back.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { jest } from '@jest/globals';
-import {
-  ApiClient,
-  createTestDatabase,
-  freePort,
-  signToken,
-  testServices,
-  uniqueNamespace,
-  type TestDatabase,
-} from '#test-support';
-import { Stack } from '../../scripts/stack/launcher.js';
+import type { ApiClient } from '#test-support';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(90_000);
 
@@ -50,52 +42,37 @@ function nativeCodex(): Record<string, string> {
   return binary && existsSync(binary) ? { TETHER_CODEX_PATH: binary } : {};
 }
 
-let database: TestDatabase;
+let e2e: E2eStack | undefined;
 let stack: Stack;
 let projectDir: string;
-let edgeDir: string;
 const owner = `carol${Date.now() % 100000}`;
 let carol: ApiClient;
 
 beforeAll(async () => {
-  const services = await testServices();
-  database = await createTestDatabase('e2ecodex');
-  projectDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-e2e-codex-project-')));
-  edgeDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-e2e-codex-edge-')));
-  stack = new Stack({
-    natsUrl: services.natsUrl,
-    redisUrl: services.redisUrl,
-    databaseUrl: database.url,
-    namespace: uniqueNamespace('e2ecodex'),
-    httpHost: '127.0.0.1',
-    httpPort: await freePort(),
+  e2e = await startE2eStack({
+    label: 'e2ecodex',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
-    demoOwner: owner,
-    agent: 'codex',
-    edgeDataDir: edgeDir,
-    // CI runs as root; the edge refuses root unless told otherwise (tested in the Codex suites).
-    edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', ...nativeCodex() },
-    // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
-    extraEnv: { TETHER_METRICS_PORT: 'off' },
-    output: 'collect',
-    codexFakeProvider: true,
+    owner,
+    stack: {
+      agent: 'codex',
+      // The launcher starts the scripted Responses-API provider before the edge and points the
+      // edge's Codex at it.
+      codexFakeProvider: true,
+      edgeEnv: nativeCodex(),
+      // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
+      extraEnv: { TETHER_METRICS_PORT: 'off' },
+    },
   });
-  try {
-    await stack.up();
-  } catch (error) {
-    await stack.down();
-    throw error;
-  }
-  carol = new ApiClient(stack.apiUrl, await signToken(JWT_SECRET, owner));
+  stack = e2e.stack;
+  // Codex reports resolved paths; compare with the resolved folder.
+  projectDir = realpathSync(e2e.projectDir);
+  carol = e2e.owner;
 });
 
 afterAll(async () => {
-  // down() stops the edge, whose shutdown kills every app-server's process group.
-  await stack?.down();
-  await database?.drop();
-  rmSync(projectDir, { recursive: true, force: true });
-  rmSync(edgeDir, { recursive: true, force: true });
+  // close() stops the edge, whose shutdown kills every app-server's process group.
+  await e2e?.close();
 });
 
 let failed = false;

@@ -14,7 +14,28 @@ describe('api config', () => {
         issuer: undefined,
         audience: undefined,
       },
+      sse: { heartbeatMs: 15_000, reauthorizeMs: 60_000 },
+      authorizeCacheMs: 2_000,
     });
+  });
+
+  it('turns the authorization cache off with 0 and refuses more than 2 s', () => {
+    const secret = { TETHER_JWT_SECRET: 'a-development-secret' };
+    expect(loadConfig(apiConfigSchema, { ...secret, TETHER_AUTHORIZE_CACHE_MS: '0' }).authorizeCacheMs).toBe(
+      0,
+    );
+    expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_AUTHORIZE_CACHE_MS: '2001' })).toThrow(
+      /TETHER_AUTHORIZE_CACHE_MS/,
+    );
+  });
+
+  it('reads shorter SSE timers (tests use them)', () => {
+    const config = loadConfig(apiConfigSchema, {
+      TETHER_JWT_SECRET: 'a-development-secret',
+      TETHER_SSE_HEARTBEAT_MS: '250',
+      TETHER_SSE_REAUTHORIZE_MS: '1000',
+    });
+    expect(config.sse).toEqual({ heartbeatMs: 250, reauthorizeMs: 1000 });
   });
 
   it('reads a JWKS with issuer and audience', () => {
@@ -41,6 +62,11 @@ describe('api config', () => {
     ['a JWKS URL that is not http(s)', { TETHER_JWT_JWKS_URL: 'file:///etc/jwks.json' }],
     ['a bad port', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_HTTP_PORT: '70000' }],
     ['a bad namespace', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_NAMESPACE: 'Bad.Name' }],
+    ['a zero heartbeat', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_SSE_HEARTBEAT_MS: '0' }],
+    [
+      'a re-check that is not a number',
+      { TETHER_JWT_SECRET: 'a-development-secret', TETHER_SSE_REAUTHORIZE_MS: 'x' },
+    ],
   ])('refuses %s with a message naming the variable', (_name, env) => {
     expect(() => loadConfig(apiConfigSchema, env)).toThrow(ConfigError);
     expect(() => loadConfig(apiConfigSchema, env)).toThrow(/TETHER_/);

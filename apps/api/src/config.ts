@@ -9,6 +9,20 @@ const JWT_SECRET_MIN_LENGTH = 16;
 const optionalString = () =>
   z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
+/** A comment line this often keeps proxies from closing an idle SSE stream. */
+export const SSE_HEARTBEAT_DEFAULT_MS = 15_000;
+/** An open SSE stream re-checks its grant (revoked access, expired token) this often. */
+export const SSE_REAUTHORIZE_DEFAULT_MS = 60_000;
+/** Bounds of both SSE timers: not a busy loop, and not so long that a revoked grant lingers. */
+const SSE_TIMER_MIN_MS = 100;
+const SSE_TIMER_MAX_MS = 10 * 60_000;
+/**
+ * How long a positive authorization decision may be reused without asking history. Revocation
+ * drops it at once through history's grants-changed notice; this bounds a notice that was lost.
+ */
+export const AUTHORIZE_CACHE_DEFAULT_MS = 2_000;
+const AUTHORIZE_CACHE_MAX_MS = 2_000;
+
 function isHttpUrl(value: string): boolean {
   try {
     const { protocol } = new URL(value);
@@ -36,6 +50,11 @@ const envSchema = z.object({
   ),
   TETHER_JWT_ISSUER: optionalString(),
   TETHER_JWT_AUDIENCE: optionalString(),
+  // SSE timers (docs/contract.md "Live events"); tests shorten them, deployments keep the defaults.
+  TETHER_SSE_HEARTBEAT_MS: intVar(SSE_HEARTBEAT_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
+  TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
+  // 0 turns the authorization cache off (every call asks history, as before).
+  TETHER_AUTHORIZE_CACHE_MS: intVar(AUTHORIZE_CACHE_DEFAULT_MS, 0, AUTHORIZE_CACHE_MAX_MS),
 });
 
 /** How bearer tokens are verified: a shared HS256 secret (development) or a remote JWKS. */
@@ -47,6 +66,18 @@ export interface ApiConfig {
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   http: { host: string; port: number };
   jwt: { key: JwtKeySource; issuer?: string; audience?: string };
+  /** SSE timers; absent (a config built by hand, as in-process tests do): the defaults. */
+  sse?: SseConfig;
+  /**
+   * Reuse of positive authorization decisions, ms (docs/contract.md "Authorization"). Absent or 0
+   * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
+   */
+  authorizeCacheMs?: number;
+}
+
+export interface SseConfig {
+  heartbeatMs: number;
+  reauthorizeMs: number;
 }
 
 export const apiConfigSchema = envSchema
@@ -72,4 +103,6 @@ export const apiConfigSchema = envSchema
       issuer: env.TETHER_JWT_ISSUER,
       audience: env.TETHER_JWT_AUDIENCE,
     },
+    sse: { heartbeatMs: env.TETHER_SSE_HEARTBEAT_MS, reauthorizeMs: env.TETHER_SSE_REAUTHORIZE_MS },
+    authorizeCacheMs: env.TETHER_AUTHORIZE_CACHE_MS,
   }));

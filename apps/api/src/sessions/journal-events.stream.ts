@@ -11,16 +11,15 @@ import {
 } from '#contracts';
 import { RpcRemoteError } from '#messaging';
 import type { Principal } from '../auth/principal.js';
+import type { SseConfig } from '../config.js';
 import { noteSseStream } from '../common/telemetry.js';
 import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
 
-/** A comment line keeps proxies from closing an idle stream. */
-export const SSE_HEARTBEAT_MS = 15_000;
-/** The grant may be revoked or the token expire while a stream is open: checked this often. */
-export const SSE_REAUTHORIZE_MS = 60_000;
 /**
  * Bytes a stream may have buffered on a socket that is not draining. Past it the client is too
  * slow to follow: it gets a `reset` and the stream closes (it resumes later from its cursor).
+ * Below it the stream keeps reading pages for the client, so memory per stream stays bounded by
+ * this plus one page and the reset.
  */
 export const SSE_MAX_BUFFERED_BYTES = 4 * Limits.JOURNAL_PAGE_MAX_BYTES;
 /**
@@ -38,11 +37,13 @@ const NO_FENCE = 0;
 export class JournalEventStream {
   private readonly logger = new Logger(JournalEventStream.name);
   private cursor: JournalCursor | undefined;
-  private subscription: Subscription | undefined;
+  private subscriptions: Subscription[] = [];
   private timers: NodeJS.Timeout[] = [];
   private pumping = false;
   private dirty = false;
   private closed = false;
+  /** Over the buffer bound: only the reset is still written, then the stream closes. */
+  private overflowing = false;
   /** The first read, made before the response was committed (so an unknown session is a 404). */
   private first: HistoryJournalPageReply | undefined;
 
@@ -53,6 +54,8 @@ export class JournalEventStream {
     private readonly principal: Principal,
     private readonly scope: SessionScope,
     private readonly raw: ServerResponse,
+    /** The heartbeat and re-check intervals (validated api config). */
+    private readonly timing: SseConfig,
   ) {}
 
   /**
@@ -70,7 +73,7 @@ export class JournalEventStream {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    this.subscription = this.nc.subscribe(this.subjects.sessionJournalNotice(this.scope.sessionId), {
+    const notices = this.nc.subscribe(this.subjects.sessionJournalNotice(this.scope.sessionId), {
       callback: (error, msg) => {
         if (error) return;
         try {
@@ -90,11 +93,23 @@ export class JournalEventStream {
         this.wake();
       },
     });
+    // The router's `session.deleted` (docs/events.md) ends the stream at once, not only at the
+    // next re-check. Core NATS sees the JetStream publish too; nothing is consumed or stored.
+    const lifecycle = this.nc.subscribe(this.subjects.sessionLifecycle(this.scope.sessionId), {
+      callback: (error, msg) => {
+        if (error) return;
+        try {
+          if (msg.json<{ type?: unknown }>().type === 'session.deleted') this.end();
+        } catch {
+          // Not an event this stream understands: ignored.
+        }
+      },
+    });
+    this.subscriptions.push(notices, lifecycle);
     this.timers.push(
-      setInterval(() => this.write(': heartbeat\n\n'), SSE_HEARTBEAT_MS),
-      setInterval(() => void this.reauthorize(), SSE_REAUTHORIZE_MS),
+      setInterval(() => this.write(': heartbeat\n\n'), this.timing.heartbeatMs),
+      setInterval(() => void this.reauthorize(), this.timing.reauthorizeMs),
     );
-    this.raw.on('drain', () => this.wake());
     this.wake();
   }
 
@@ -118,7 +133,7 @@ export class JournalEventStream {
   private async pump(): Promise<void> {
     try {
       for (;;) {
-        if (this.closed || this.raw.writableNeedDrain) return; // resumes on 'drain'
+        if (this.closed || this.overflowing) return;
         if (!this.cursor) {
           // An `after` read without a position answers with the bounded snapshot and the head.
           const reply = await this.read(undefined);
@@ -192,7 +207,10 @@ export class JournalEventStream {
 
   private event(type: string, data: unknown, id: JournalCursor): void {
     this.write(`id: ${formatCursor(id)}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-    if (this.raw.writableLength > SSE_MAX_BUFFERED_BYTES) void this.overflow();
+    if (!this.overflowing && this.raw.writableLength > SSE_MAX_BUFFERED_BYTES) {
+      this.overflowing = true;
+      void this.overflow();
+    }
   }
 
   /** A client that stopped reading: tell it to reload (if it ever reads again) and let it go. */
@@ -233,16 +251,17 @@ export class JournalEventStream {
   }
 
   private write(chunk: string): void {
-    if (!this.closed) this.raw.write(chunk);
+    if (!this.closed && !this.overflowing) this.raw.write(chunk);
   }
 
-  /** Idempotent: stop timers and the notice subscription, end the response, count it once. */
+  /** Idempotent: stop timers and the subscriptions, end the response, count it once. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    this.subscription?.unsubscribe();
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions = [];
     if (!this.raw.writableEnded) this.raw.end();
     noteSseStream(-1);
   }

@@ -7,7 +7,13 @@ import { AuthGuard, RequirePermissions } from '../auth/auth.guard.js';
 import { Actor, type Principal } from '../auth/principal.js';
 import { InvalidRequestError } from '../common/errors.js';
 import { API_PREFIX, SESSIONS_PATH } from '../common/routes.js';
-import { SUBJECTS } from '../common/tokens.js';
+import { API_CONFIG, SUBJECTS } from '../common/tokens.js';
+import {
+  SSE_HEARTBEAT_DEFAULT_MS,
+  SSE_REAUTHORIZE_DEFAULT_MS,
+  type ApiConfig,
+  type SseConfig,
+} from '../config.js';
 import { JournalEventStream } from './journal-events.stream.js';
 import { JournalStreams } from './journal-streams.js';
 import { parseCursor, SessionsService } from './sessions.service.js';
@@ -16,12 +22,20 @@ import { parseCursor, SessionsService } from './sessions.service.js';
 @UseGuards(AuthGuard)
 @RequirePermissions('ai.access.use')
 export class SessionsController {
+  private readonly sse: SseConfig;
+
   constructor(
     private readonly sessions: SessionsService,
     private readonly streams: JournalStreams,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
-  ) {}
+    @Inject(API_CONFIG) config: ApiConfig,
+  ) {
+    this.sse = config.sse ?? {
+      heartbeatMs: SSE_HEARTBEAT_DEFAULT_MS,
+      reauthorizeMs: SSE_REAUTHORIZE_DEFAULT_MS,
+    };
+  }
 
   /** One page of the session's journal: `tail`, `before` a cursor or `after` one. */
   @Get(':id/history')
@@ -69,7 +83,15 @@ export class SessionsController {
       limit: Limits.JOURNAL_PAGE_MAX_LIMIT,
     });
     reply.hijack();
-    const stream = new JournalEventStream(this.sessions, this.nc, this.subjects, principal, scope, reply.raw);
+    const stream = new JournalEventStream(
+      this.sessions,
+      this.nc,
+      this.subjects,
+      principal,
+      scope,
+      reply.raw,
+      this.sse,
+    );
     const forget = this.streams.add(stream);
     reply.raw.on('close', forget);
     stream.open(cursor, first);

@@ -1,5 +1,5 @@
 import { lifecycleEventSchema, result, type EdgeAgentResult } from '#contracts';
-import { deriveLifecycle, lifecycleView, type LifecycleRow } from './lifecycle.js';
+import { deletedEvent, deriveLifecycle, lifecycleView, type LifecycleRow } from './lifecycle.js';
 
 const SID = '0123456789abcdef0123456789abcdef';
 const ROW: LifecycleRow = {
@@ -63,5 +63,27 @@ describe('deriveLifecycle', () => {
       turn_timing: { dispatch_ms: 5, first_reply_ms: null, finished_ms: 90 },
     });
     expect(JSON.stringify(events)).not.toMatch(/secret|rm -rf/);
+  });
+});
+
+describe('deletedEvent', () => {
+  it('sits at the journal head with a deterministic id, ids only', () => {
+    const session = { session_id: SID, edge_id: '42', actor_id: '7', access_id: 'a'.repeat(32) };
+    const event = deletedEvent(session, { epoch: 'e1', sequence: 9 }, 5000);
+    expect(event).toEqual({
+      v: 1,
+      id: `${SID}:e1:9:session.deleted`,
+      type: 'session.deleted',
+      ...session,
+      at: 5000,
+      epoch: 'e1',
+      sequence: 9,
+      data: {},
+    });
+    expect(lifecycleEventSchema.safeParse(event).success).toBe(true);
+    // The same head gives the same id, whenever it is built (a delete processed twice).
+    expect(deletedEvent(session, { epoch: 'e1', sequence: 9 }, 9999).id).toBe(event.id);
+    const { access_id: _unused, ...withoutAccess } = session;
+    expect(deletedEvent(withoutAccess, { epoch: 'e1', sequence: 9 }, 1)).not.toHaveProperty('access_id');
   });
 });

@@ -125,6 +125,40 @@ export function deriveLifecycle(
   return events;
 }
 
+/** Who deleted a session, as the router's delete (or discard) was asked for it. */
+export interface DeletedSession {
+  session_id: string;
+  edge_id: string;
+  actor_id: string;
+  access_id?: string;
+}
+
+/**
+ * `session.deleted`, placed at the session's journal head `(epoch, sequence)`: deletion is not a
+ * journal row, so the event names the last row the session had. Its id is deterministic, so a
+ * delete processed twice (racing replicas) stores it once.
+ */
+export function deletedEvent(
+  session: DeletedSession,
+  head: { epoch: string; sequence: number },
+  at: number,
+): LifecycleEvent {
+  const row: LifecycleRow = { ...session, epoch: head.epoch, sequence: head.sequence, at };
+  return {
+    v: 1,
+    id: lifecycleEventId(row, 'session.deleted'),
+    type: 'session.deleted',
+    session_id: session.session_id,
+    edge_id: session.edge_id,
+    actor_id: session.actor_id,
+    ...(session.access_id ? { access_id: session.access_id } : {}),
+    at,
+    epoch: head.epoch,
+    sequence: head.sequence,
+    data: {},
+  };
+}
+
 /** The lifecycle view of one journal row and of the row before it, as cached in Redis. */
 interface CachedLifecycle {
   seq: number;
@@ -254,6 +288,19 @@ export class LifecyclePublisher {
     await this.publish(deriveLifecycle(previous, snapshot, row));
   }
 
+  /**
+   * `session.deleted` once the tombstone is stored (docs/events.md). The head is the session's
+   * last journal message, read from the stream (the truth; Redis only caches it). A session with
+   * no sequenced row never had `session.started`, so nothing is announced for it and false is
+   * returned. Throws when JetStream does not store the event.
+   */
+  async publishDeleted(session: DeletedSession, at: number): Promise<boolean> {
+    const head = await this.lastEntry(session.session_id);
+    if (!head || head.sequence === undefined || head.sequence < 1) return false;
+    await this.publish([deletedEvent(session, { epoch: head.epoch, sequence: head.sequence }, at)]);
+    return true;
+  }
+
   private async publish(events: LifecycleEvent[]): Promise<void> {
     for (const event of events) {
       await this.js.publish(this.subjects.sessionLifecycle(event.session_id), encodeJson(event), {
@@ -285,14 +332,25 @@ export class LifecyclePublisher {
   }
 
   private async entryAt(streamSequence: number): Promise<JournalEntry | null> {
+    return this.readEntry({ seq: streamSequence }, `stream sequence ${streamSequence}`);
+  }
+
+  /** The last message on the session's journal subject, or null when there is none. */
+  private async lastEntry(sessionId: string): Promise<JournalEntry | null> {
+    return this.readEntry(
+      { last_by_subj: this.subjects.sessionJournal(sessionId) },
+      `the head of session ${sessionId}`,
+    );
+  }
+
+  private async readEntry(
+    query: { seq: number } | { last_by_subj: string },
+    where: string,
+  ): Promise<JournalEntry | null> {
     this.jsm ??= jetstreamManager(this.nc);
     let message;
     try {
-      message = await (
-        await this.jsm
-      ).streams.getMessage(this.subjects.sessionsStream, {
-        seq: streamSequence,
-      });
+      message = await (await this.jsm).streams.getMessage(this.subjects.sessionsStream, query);
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) {
         return null;
@@ -306,7 +364,7 @@ export class LifecyclePublisher {
     } catch {
       // Not JSON: handled below like any unreadable row.
     }
-    this.log.warn(`Journal row at stream sequence ${streamSequence} is unreadable; lifecycle assumes idle.`);
+    this.log.warn(`Journal row at ${where} is unreadable; lifecycle assumes idle.`);
     return null;
   }
 }

@@ -1,0 +1,247 @@
+// The SSE stream's limits on the real chain (docs/contract.md "Live events"), with the api's
+// heartbeat and grant re-check shortened through its config: the heartbeat comment arrives; a
+// subscriber that stops reading is sent a `reset` and closed once over the 1 MiB buffer while
+// another subscriber of the same session keeps receiving batches and turns keep completing; a
+// revoked grant (access deleted, token expired) closes a stream at the re-check.
+import { jest } from '@jest/globals';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { SignJWT } from 'jose';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ALL_PERMISSIONS, signToken, testServices } from '#test-support';
+import { connectNats } from '#messaging';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { SseClient } from './sse-client.js';
+
+jest.setTimeout(420_000);
+
+const JWT_SECRET = 'e2e-sse-limits-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-sse-limits-edge-secret-0123456789';
+const HEARTBEAT_MS = 300;
+const REAUTHORIZE_MS = 1_000;
+/** Generous bound on anything that should happen within a few timer periods. */
+const EVENT_TIMEOUT_MS = 30_000;
+/** Bound on one scripted turn (hundreds of journal rows). */
+const TURN_TIMEOUT_MS = 60_000;
+/**
+ * Bound on the traffic before the stalled subscriber must have been cut off. Usually a handful of
+ * turns do it; the bound is in time, not turns, because a loaded machine journals fewer (coarser)
+ * rows per turn, and the kernel's socket buffers absorb several MiB before the api's own buffer
+ * grows.
+ */
+const CUT_OFF_TIMEOUT_MS = 240_000;
+/**
+ * One turn streams a ~58 KB reply (under the 64 KiB item bound) in many deltas: each journal row revises the reply item, so
+ * every batch re-sends it at its current size and a stalled subscriber falls megabytes behind.
+ */
+const REPLY = 'streamed. '.repeat(5_800);
+const REPLY_DELTAS = 120;
+/** Far enough apart that the edge reports (nearly) every delta as its own journal row. */
+const REPLY_DELTA_DELAY_MS = 40;
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  installations?: { id: string; kind: string }[];
+}
+
+let e2e: E2eStack;
+let stack: Stack;
+const owner = `lim${Date.now() % 100000}`;
+let token: string;
+let edgeId: string;
+let installationId: string;
+
+beforeAll(async () => {
+  e2e = await startE2eStack({
+    label: 'e2ssel',
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    owner,
+    stack: {
+      extraEnv: {
+        TETHER_SSE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+        TETHER_SSE_REAUTHORIZE_MS: String(REAUTHORIZE_MS),
+      },
+    },
+    prepareEdge: (edgeDir) => {
+      const scriptPath = join(edgeDir, 'script.json');
+      writeFileSync(
+        scriptPath,
+        JSON.stringify({
+          rules: [
+            { steps: [{ type: 'reply', text: REPLY, deltas: REPLY_DELTAS, delay_ms: REPLY_DELTA_DELAY_MS }] },
+          ],
+        }),
+      );
+      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    },
+  });
+  stack = e2e.stack;
+  token = await signToken(JWT_SECRET, owner);
+  edgeId = stack.edge!.id;
+  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
+});
+
+afterAll(async () => {
+  if (stack) {
+    const nc = await connectNats({ servers: (await testServices()).natsUrl, name: 'test-e2e-sse-limits' });
+    await (await jetstreamManager(nc)).streams.delete(stack.subjects.sessionsStream).catch(() => undefined);
+    await nc.close();
+  }
+  await e2e?.close();
+});
+
+/** Prints the services' output when a test fails; it helps only then. */
+async function withOutput(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    console.log(stack.output().split('\n').slice(-60).join('\n'));
+    throw error;
+  }
+}
+
+/** A new access and a session started on it, present in history. */
+async function session(name: string): Promise<{ accessId: string; sessionId: string; url: string }> {
+  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name,
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installationId,
+    project: e2e.projectDir,
+  });
+  const accessId = created.body.data!.id;
+  const started = await e2e.owner.agent<Snapshot>({
+    edge_id: edgeId,
+    action: 'start',
+    access_id: accessId,
+    installation_id: installationId,
+    project: e2e.projectDir,
+  });
+  const sessionId = started.session_id!;
+  const query = `edge_id=${edgeId}&access_id=${accessId}`;
+  const deadline = Date.now() + EVENT_TIMEOUT_MS;
+  for (;;) {
+    const probe = await e2e.owner.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
+    if (probe.status === 200) break;
+    expect(probe.status).toBe(404);
+    if (Date.now() > deadline) throw new Error('the session never reached history');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { accessId, sessionId, url: `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}` };
+}
+
+/** The api's open-streams gauge, from its `/metrics` (mounted on its HTTP port). */
+async function openStreams(): Promise<number> {
+  const text = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+  const gauge = /^tether_sse_streams(?:\{[^}]*\})? (\d+)/m.exec(text);
+  if (!gauge) throw new Error('no tether_sse_streams gauge on the api');
+  return Number(gauge[1]);
+}
+
+it('sends the heartbeat comment on an idle stream', () =>
+  withOutput(async () => {
+    const { url } = await session('heartbeat');
+    const stream = await SseClient.open(url, token);
+    expect(stream.status).toBe(200);
+    await stream.until((c) => c.comments.includes('heartbeat'), 'a heartbeat comment', EVENT_TIMEOUT_MS);
+    expect(stream.ended).toBe(false);
+    stream.close();
+  }));
+
+it('cuts off a subscriber that stopped reading while another keeps receiving batches', () =>
+  withOutput(async () => {
+    const { accessId, sessionId, url } = await session('slow');
+    const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+    const fast = await SseClient.open(url, token);
+    const slow = await SseClient.open(url, token);
+    await fast.until((c) => c.types().includes('snapshot'), 'the fast snapshot', EVENT_TIMEOUT_MS);
+    await slow.until((c) => c.types().includes('snapshot'), 'the slow snapshot', EVENT_TIMEOUT_MS);
+    expect(await openStreams()).toBeGreaterThanOrEqual(2);
+    slow.pause();
+    const before = await openStreams();
+
+    let revision = 0;
+    const turn = async (text: string): Promise<void> => {
+      const sent = await e2e.owner.agent<Snapshot>({ ...base, action: 'send', text });
+      expect(sent.status).toBe('ok');
+      const deadline = Date.now() + TURN_TIMEOUT_MS;
+      for (;;) {
+        const watched = await e2e.owner.agent<Snapshot>({
+          ...base,
+          action: 'watch',
+          cursor: String(revision),
+        });
+        revision = watched.revision ?? revision;
+        if (watched.status === 'ok' && !watched.running && revision > (sent.revision ?? 0)) return;
+        if (Date.now() > deadline) throw new Error('the turn did not finish');
+      }
+    };
+
+    // Traffic until the api has let the stalled stream go (its gauge drops by one); the writer
+    // is never held up: every turn completes while that subscriber reads nothing.
+    let turns = 0;
+    const deadline = Date.now() + CUT_OFF_TIMEOUT_MS;
+    while ((await openStreams()) >= before) {
+      if (Date.now() > deadline) throw new Error(`the stalled stream was still open after ${turns} turns`);
+      await turn(`prompt ${turns}`);
+      turns += 1;
+    }
+    expect(fast.ended).toBe(false);
+    const batchesBefore = fast.types().filter((type) => type === 'batch').length;
+    expect(batchesBefore).toBeGreaterThan(0);
+
+    // The other subscriber of the session is unaffected: it still receives the next turn.
+    await turn('after the cut-off');
+    await fast.until(
+      (c) => c.types().filter((type) => type === 'batch').length > batchesBefore,
+      'a batch after the cut-off',
+      EVENT_TIMEOUT_MS,
+    );
+    expect(fast.types()).not.toContain('reset');
+    expect(fast.ended).toBe(false);
+
+    // The stalled subscriber, reading again, finds what was buffered, then the reset, then the end.
+    slow.resume();
+    await slow.until((c) => c.ended, 'the stalled stream to end', EVENT_TIMEOUT_MS);
+    const last = slow.events.at(-1)!;
+    expect(last.type).toBe('reset');
+    expect(JSON.parse(last.data)).toMatchObject({ type: 'reset', sessionId, reset: 'cursor_ahead' });
+    expect(slow.types()).not.toContain('end');
+    fast.close();
+  }));
+
+it('closes a stream at the re-check once its access is deleted', () =>
+  withOutput(async () => {
+    const { accessId, url } = await session('revoked');
+    const stream = await SseClient.open(url, token);
+    await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);
+    const removed = await e2e.owner.call('DELETE', `/api/v1/agent-accesses/${accessId}`);
+    expect(removed.status).toBe(200);
+    await stream.until((c) => c.ended, 'the stream to close', EVENT_TIMEOUT_MS);
+    // Closed for the grant, not ended for a deleted session.
+    expect(stream.types()).not.toContain('end');
+  }));
+
+it('closes a stream at the re-check once its token expired', () =>
+  withOutput(async () => {
+    const { url } = await session('expiring');
+    const expiresAt = Math.floor(Date.now() / 1000) + 3;
+    const shortLived = await new SignJWT({ permissions: ALL_PERMISSIONS })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(owner)
+      .setIssuedAt()
+      .setExpirationTime(expiresAt)
+      .sign(new TextEncoder().encode(JWT_SECRET));
+    const stream = await SseClient.open(url, shortLived);
+    expect(stream.status).toBe(200);
+    await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);
+    await stream.until((c) => c.ended, 'the stream to close', EVENT_TIMEOUT_MS);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
+    expect(stream.types()).not.toContain('end');
+  }));

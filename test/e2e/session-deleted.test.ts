@@ -1,0 +1,181 @@
+// `session.deleted` (docs/events.md) and the SSE `end` it triggers, on the real chain: a delete
+// stores one event (ids only, at the journal head) and ends an open stream at once — the stack's
+// grant re-check is set to ten minutes, so only the deletion can end it within the test; a second
+// delete answers not_found and stores nothing; a discard announces the deletion too.
+import { jest } from '@jest/globals';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { journalEntrySchema, lifecycleEventSchema, type LifecycleEvent } from '#contracts';
+import { connectNats, decodeJson } from '#messaging';
+import { signToken, testServices } from '#test-support';
+import type { Stack } from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { SseClient } from './sse-client.js';
+
+jest.setTimeout(120_000);
+
+const JWT_SECRET = 'e2e-deleted-jwt-secret-0123456789';
+const EDGE_SECRET = 'e2e-deleted-edge-secret-0123456789';
+/** Longer than the test: a stream that ends did not end at a re-check. */
+const REAUTHORIZE_MS = 600_000;
+/** Generous bound on an event that should follow at once. */
+const EVENT_TIMEOUT_MS = 20_000;
+
+interface Snapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  installations?: { id: string; kind: string }[];
+}
+
+let e2e: E2eStack;
+let stack: Stack;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+const owner = `del${Date.now() % 100000}`;
+
+beforeAll(async () => {
+  e2e = await startE2eStack({
+    label: 'e2edel',
+    jwtSecret: JWT_SECRET,
+    edgeSecret: EDGE_SECRET,
+    owner,
+    stack: { extraEnv: { TETHER_SSE_REAUTHORIZE_MS: String(REAUTHORIZE_MS) } },
+  });
+  stack = e2e.stack;
+  nc = await connectNats({ servers: (await testServices()).natsUrl, name: 'test-e2e-deleted' });
+  jsm = await jetstreamManager(nc);
+});
+
+afterAll(async () => {
+  await jsm?.streams.delete(stack.subjects.sessionsStream).catch(() => undefined);
+  await nc?.close();
+  await e2e?.close();
+});
+
+/** Every lifecycle event stored for one session, in stream order (the suite's stream is small). */
+async function lifecycleOf(sessionId: string): Promise<LifecycleEvent[]> {
+  const subject = stack.subjects.sessionLifecycle(sessionId);
+  const info = await jsm.streams.info(stack.subjects.sessionsStream);
+  const events: LifecycleEvent[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const message = await jsm.streams.getMessage(stack.subjects.sessionsStream, { seq }).catch(() => null);
+    if (message?.subject !== subject) continue;
+    events.push(lifecycleEventSchema.parse(decodeJson(message.data, message.subject)));
+  }
+  return events;
+}
+
+/** The session's last journal row as JetStream holds it. */
+async function journalHead(sessionId: string) {
+  const message = await jsm.streams.getMessage(stack.subjects.sessionsStream, {
+    last_by_subj: stack.subjects.sessionJournal(sessionId),
+  });
+  return journalEntrySchema.parse(decodeJson(message!.data, message!.subject));
+}
+
+it('announces a delete once, ends open streams at once, and announces a discard', async () => {
+  try {
+    await scenario();
+  } catch (error) {
+    console.log(stack.output().split('\n').slice(-60).join('\n'));
+    throw error;
+  }
+});
+
+async function scenario(): Promise<void> {
+  const alice = e2e.owner;
+  const token = await signToken(JWT_SECRET, owner);
+  const edgeId = stack.edge!.id;
+  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
+  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
+  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: 'deleted',
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation.id,
+    project: e2e.projectDir,
+  });
+  const accessId = created.body.data!.id;
+  const start = async (): Promise<string> => {
+    const started = await alice.agent<Snapshot>({
+      edge_id: edgeId,
+      action: 'start',
+      access_id: accessId,
+      installation_id: installation.id,
+      project: e2e.projectDir,
+    });
+    expect(started.status).toBe('ok');
+    const sessionId = started.session_id!;
+    // The journal exists (and history has it) once the start's first row is stored.
+    const query = `edge_id=${edgeId}&access_id=${accessId}`;
+    const deadline = Date.now() + EVENT_TIMEOUT_MS;
+    for (;;) {
+      const probe = await alice.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
+      if (probe.status === 200) return sessionId;
+      expect(probe.status).toBe(404);
+      if (Date.now() > deadline) throw new Error('the session never reached history');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  // Deleted while a stream follows it.
+  const deleted = await start();
+  const base = { edge_id: edgeId, access_id: accessId, session_id: deleted };
+  const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'something to delete' });
+  expect(sent.status).toBe('ok');
+  const stream = await SseClient.open(
+    `${stack.apiUrl}/api/v1/sessions/${deleted}/events?edge_id=${edgeId}&access_id=${accessId}`,
+    token,
+  );
+  expect(stream.status).toBe(200);
+  await stream.until((c) => c.types().includes('snapshot'), 'the first snapshot', EVENT_TIMEOUT_MS);
+
+  const reply = await alice.agent<Snapshot>({ ...base, action: 'delete' });
+  expect(reply).toMatchObject({ status: 'ok' });
+  await stream.until((c) => c.ended, 'the stream to close', EVENT_TIMEOUT_MS);
+  expect(stream.types().at(-1)).toBe('end');
+
+  // The event is stored before the delete is answered: exactly one, at the journal head.
+  const events = await lifecycleOf(deleted);
+  const announced = events.filter((event) => event.type === 'session.deleted');
+  expect(announced).toHaveLength(1);
+  const head = await journalHead(deleted);
+  expect(announced[0]).toEqual({
+    v: 1,
+    id: `${deleted}:${head.epoch}:${head.sequence}:session.deleted`,
+    type: 'session.deleted',
+    session_id: deleted,
+    edge_id: edgeId,
+    actor_id: owner,
+    access_id: accessId,
+    at: expect.any(Number),
+    epoch: head.epoch,
+    sequence: head.sequence,
+    data: {},
+  });
+  expect(JSON.stringify(announced)).not.toMatch(/something to delete/);
+
+  // A repeated delete finds the tombstone: not_found, and nothing more is stored.
+  await expect(alice.agent<Snapshot>({ ...base, action: 'delete' })).resolves.toMatchObject({
+    status: 'not_found',
+  });
+  const after = await lifecycleOf(deleted);
+  expect(after.filter((event) => event.type === 'session.deleted')).toHaveLength(1);
+
+  // A discarded (empty, idle) session leaves a tombstone and is announced the same way.
+  const discarded = await start();
+  const discardReply = await alice.agent<Snapshot>({
+    edge_id: edgeId,
+    access_id: accessId,
+    session_id: discarded,
+    action: 'discard',
+  });
+  expect(discardReply.status).toBe('ok');
+  const ofDiscarded = await lifecycleOf(discarded);
+  // The edge's own last row (the session closing) may come before or after it.
+  expect(ofDiscarded[0]?.type).toBe('session.started');
+  const discardAnnounced = ofDiscarded.filter((event) => event.type === 'session.deleted');
+  expect(discardAnnounced).toHaveLength(1);
+  expect(discardAnnounced[0]).toMatchObject({ session_id: discarded, access_id: accessId, data: {} });
+}
