@@ -342,7 +342,7 @@ class TetherCodex {
   private base: Record<string, unknown> = {};
   private tap?: NatsTap;
 
-  async up(dir: string, codexPath: string): Promise<void> {
+  async up(dir: string, codexPath: string, serviceEnv: Record<string, string> = {}): Promise<void> {
     const services = benchServices();
     this.database = await createTestDatabase('benchcodex');
     const project = join(dir, 'tether-project');
@@ -362,6 +362,7 @@ class TetherCodex {
       edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_CODEX_PATH: codexPath },
       output: 'collect',
       codexFakeProvider: true,
+      extraEnv: serviceEnv,
     });
     await this.stack.up();
     this.tap = await NatsTap.open(services.natsUrl, this.stack.subjects.namespace);
@@ -478,7 +479,7 @@ export async function codex(options: BenchOptions): Promise<void> {
   let provider: FakeProvider | undefined;
   let direct: DirectCodex | undefined;
   try {
-    await tether.up(dir, codexPath);
+    await tether.up(dir, codexPath, options.serviceEnv);
     provider = await startFakeProvider();
     direct = await DirectCodex.open(provider, dir, codexPath);
     console.log(
@@ -581,7 +582,7 @@ export async function codex(options: BenchOptions): Promise<void> {
           addedFigures.first_reply_estimate_without_coalesce.p50_ms <= TARGET_ADDED_P50_MS,
       },
     };
-    const path = writeResult('codex', machine, result);
+    const path = writeResult('codex', machine, { ...result, service_env: options.serviceEnv });
 
     console.log(
       '\n' +

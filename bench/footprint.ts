@@ -1,14 +1,19 @@
 // B3 footprint: Redis bytes per idle session and per lease, and router/api memory (RSS) with
-// many idle sessions and many open `watch` requests. Sessions come from a raw NATS client posing
-// as the enrolled edge (the router's session-update path); leases from one `poll` per session
-// sent to the router directly (the api's own request); watchers are real HTTP `watch` requests
-// held open by the api and the router for the watch wait. SSE streams do not exist yet.
+// many idle sessions, many open SSE streams and many open `watch` requests. Sessions come from a
+// raw NATS client posing as the enrolled edge (the router's session-update path) under a real
+// saved access, so history stores them and their journal can be streamed; leases from one `poll`
+// per session sent to the router directly (the api's own request); SSE streams are real
+// `GET /api/v1/sessions/{id}/events` connections held by load-generator processes; watchers are
+// real HTTP `watch` requests held open by the api and the router for the watch wait.
 import { Redis } from 'ioredis';
 import { requestService } from '#messaging';
 import { FakeEdge, inParallel, opaqueId } from './lib/fake-edge.js';
+import { waitForStoredSessions } from './lib/history-wait.js';
 import { runLoad } from './lib/loadgen.js';
 import { machineFacts, rssOf, writeResult } from './lib/machine.js';
-import { fixed, table } from './lib/stats.js';
+import { establishedTo } from './lib/sockets.js';
+import { SseClients, slices, type SseResult } from './lib/sse.js';
+import { fixed, summarize, table } from './lib/stats.js';
 import { BENCH_EDGE_SECRET, BenchTether } from './lib/tether.js';
 import type { BenchOptions } from './run.js';
 
@@ -17,6 +22,13 @@ const SAMPLE_SESSIONS = 200;
 /** Requests in flight while creating sessions and leases. */
 const CREATE_PARALLEL = 32;
 const MiB = 1024 * 1024;
+/** SSE streams per load-generator process (each holds one socket per stream), opened so many at once. */
+const SSE_PER_PROCESS = 1_250;
+const SSE_OPEN_PARALLEL = 16;
+/** A stream whose session history has not stored yet (404) is retried until this bound. */
+const SSE_OPEN_TIMEOUT_MS = 120_000;
+/** How long history may take to store the streamed sessions (it ingests a few dozen rows a second here). */
+const HISTORY_WAIT_MS = 900_000;
 
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
@@ -34,9 +46,11 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function footprint(options: BenchOptions): Promise<void> {
   const sessionsCount = options.quick ? 2_000 : 10_000;
   const watchersCount = options.quick ? 1_000 : 5_000;
+  const streamsCount = watchersCount;
   const machine = machineFacts();
   const tether = new BenchTether({ label: 'benchfoot', edge: false });
   let edge: FakeEdge | undefined;
+  let sse: SseClients[] = [];
   const redis = new Redis(process.env.TETHER_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', {
     lazyConnect: true,
   });
@@ -44,15 +58,36 @@ export async function footprint(options: BenchOptions): Promise<void> {
     await tether.up();
     await redis.connect();
     const ns = tether.stack.subjects.namespace;
-    const pids = { api: tether.stack.pid('api'), router: tether.stack.pid('router') };
-    const rss = () => ({ api: rssOf(pids.api), router: rssOf(pids.router) });
+    const pids = {
+      api: tether.stack.pid('api'),
+      router: tether.stack.pid('router'),
+      history: tether.stack.pid('history'),
+    };
+    const rss = () => ({ api: rssOf(pids.api), router: rssOf(pids.router), history: rssOf(pids.history) });
     edge = await FakeEdge.connect(
       tether.stack.options.natsUrl,
       tether.stack.subjects,
       tether.edge.id,
       BENCH_EDGE_SECRET,
     );
-    const accessId = opaqueId(0xacce55, 1);
+    // A real saved access: history stores the sessions' journals, which the SSE streams read.
+    const access = await requestService(
+      edge.connection,
+      tether.stack.subjects,
+      'historyAccessCreate',
+      {
+        actor_id: tether.owner,
+        access: {
+          name: 'bench',
+          kind: 'scripted',
+          edge_id: tether.edge.id,
+          installation_id: opaqueId(0x1, 1),
+          project: '/tmp',
+        },
+      },
+      { timeoutMs: 10_000 },
+    );
+    const accessId = access.access.id;
     const ids = Array.from({ length: sessionsCount }, (_, index) => opaqueId(0xbe4c, index));
 
     const rssIdle = rss();
@@ -97,12 +132,47 @@ export async function footprint(options: BenchOptions): Promise<void> {
     await wait(1_000);
     const rssSessions = rss();
 
-    console.log(`  …and ${watchersCount} watch requests held open over HTTP.`);
-    const watchBodies = ids
-      .slice(0, watchersCount)
-      .map((id) =>
-        JSON.stringify({ edge_id: tether.edge!.id, action: 'watch', session_id: id, cursor: '1' }),
-      );
+    console.log(
+      `  …and ${streamsCount} SSE streams held open (${Math.ceil(streamsCount / SSE_PER_PROCESS)} load-generator processes; each opens once history stored its session).`,
+    );
+    // Open the streams once history stored their sessions (an open before that is a 404).
+    const storedSeconds = await waitForStoredSessions(tether.databaseUrl, streamsCount, HISTORY_WAIT_MS);
+    console.log(`  (history stored the first ${streamsCount} sessions ${fixed(storedSeconds, 1)} s later)`);
+    started = performance.now();
+    sse = slices(ids.slice(0, streamsCount), Math.ceil(streamsCount / SSE_PER_PROCESS)).map((part) =>
+      SseClients.start({
+        apiUrl: tether.stack.apiUrl,
+        token: tether.token,
+        edgeId: tether.edge.id,
+        accessId,
+        sessions: part,
+        openParallel: SSE_OPEN_PARALLEL,
+        openTimeoutMs: SSE_OPEN_TIMEOUT_MS,
+        measure: false,
+      }),
+    );
+    const opened = await Promise.all(sse.map((clients) => clients.opened));
+    const streamsOpen = opened.reduce((sum, part) => sum + part.opened, 0);
+    const streamsFailed = opened.reduce((sum, part) => sum + part.failed, 0);
+    const streamsOpenSeconds = (performance.now() - started) / 1000;
+    console.log(
+      `  ${streamsOpen} SSE streams open (${streamsFailed} failed) in ${fixed(streamsOpenSeconds, 1)} s.`,
+    );
+    await wait(2_000);
+    const rssStreams = rss();
+    const apiPort = Number(new URL(tether.stack.apiUrl).port);
+    const apiConnectionsStreams = establishedTo(apiPort);
+
+    console.log(`  …and ${watchersCount} watch requests held open over HTTP beside them.`);
+    const watchBodies = ids.slice(0, watchersCount).map((id) =>
+      JSON.stringify({
+        edge_id: tether.edge!.id,
+        access_id: accessId,
+        action: 'watch',
+        session_id: id,
+        cursor: '1',
+      }),
+    );
     // The watch wait is 15 s: open every watcher, sample memory while they wait, let them finish.
     const load = runLoad({
       url: `${tether.stack.apiUrl}/api/v1/edge-agents`,
@@ -110,23 +180,33 @@ export async function footprint(options: BenchOptions): Promise<void> {
       bodies: watchBodies,
       concurrency: watchersCount,
       warmupMs: 0,
-      durationMs: 1_000,
+      // Long enough for the load generator to send all W requests (a worker that starts after
+      // the window never sends), shorter than the 15 s watch wait so each one sends once.
+      durationMs: 10_000,
       countLate: true,
     });
-    const peaks = { api: 0, router: 0 };
-    for (let second = 0; second < 12; second++) {
+    const peaks = { api: 0, router: 0, history: 0 };
+    let apiConnectionsPeak = 0;
+    for (let second = 0; second < 14; second++) {
       await wait(1_000);
+      apiConnectionsPeak = Math.max(apiConnectionsPeak, establishedTo(apiPort));
       const now = rss();
       peaks.api = Math.max(peaks.api, now.api ?? 0);
       peaks.router = Math.max(peaks.router, now.router ?? 0);
+      peaks.history = Math.max(peaks.history, now.history ?? 0);
     }
     const watched = await load;
+    const streamed: SseResult[] = await Promise.all(sse.map((clients) => clients.stop()));
+    sse = [];
+    const streamsClosedEarly = streamed.reduce((sum, part) => sum + part.closedEarly, 0);
+    const closedAfter = summarize(streamed.flatMap((part) => part.closedEarlyAfterMs));
 
     const perSession = sessionKeyBytes / sample.length;
     const perLease = leaseKeyBytes / sample.length + leaseIndexBytes / Math.max(1, leaseIndexEntries);
     const result = {
       sessions: sessionsCount,
       watchers: watchersCount,
+      sse_streams: streamsCount,
       session_create_per_s: sessionsCount / sessionsSeconds,
       lease_create_per_s: sessionsCount / leasesSeconds,
       redis: {
@@ -137,7 +217,21 @@ export async function footprint(options: BenchOptions): Promise<void> {
         session_bytes_used_memory_delta: (memorySessions - memoryStart) / sessionsCount,
         lease_bytes_used_memory_delta: (memoryLeases - memorySessions) / sessionsCount,
       },
-      rss_bytes: { idle: rssIdle, with_sessions_and_leases: rssSessions, peak_with_watchers: peaks },
+      rss_bytes: {
+        idle: rssIdle,
+        with_sessions_and_leases: rssSessions,
+        with_sse_streams: rssStreams,
+        peak_with_sse_streams_and_watchers: peaks,
+      },
+      api_connections_with_sse: apiConnectionsStreams,
+      api_connections_peak_with_sse_and_watchers: apiConnectionsPeak,
+      sse_streams_open: streamsOpen,
+      sse_streams_failed: streamsFailed,
+      sse_streams_closed_early: streamsClosedEarly,
+      sse_streams_closed_early_after_open_ms: closedAfter,
+      sse_open_seconds: streamsOpenSeconds,
+      history_store_wait_s: storedSeconds,
+      sse_open_statuses: opened.map((part) => part.statuses),
       watchers_completed: watched.requests,
       watchers_errors: watched.errors,
       target_redis_session_max_bytes: 2048,
@@ -172,23 +266,26 @@ export async function footprint(options: BenchOptions): Promise<void> {
             'process',
             'RSS idle MiB',
             `RSS ${sessionsCount} sessions MiB`,
-            `RSS peak + ${watchersCount} watchers MiB`,
+            `+ ${streamsOpen} SSE MiB`,
+            `peak + ${watchersCount} watchers MiB`,
           ],
-          (['api', 'router'] as const).map((name) => [
+          (['api', 'router', 'history'] as const).map((name) => [
             name,
             fixed((rssIdle[name] ?? Number.NaN) / MiB, 1),
             fixed((rssSessions[name] ?? Number.NaN) / MiB, 1),
+            fixed((rssStreams[name] ?? Number.NaN) / MiB, 1),
             fixed(peaks[name] / MiB, 1),
           ]),
         ),
     );
     console.log(
-      `\nWatchers answered: ${watched.requests}, errors: ${watched.errors}. Sessions created at ${fixed(result.session_create_per_s, 0)}/s, leases at ${fixed(result.lease_create_per_s, 0)}/s.`,
+      `\nConnections established to the api: ${apiConnectionsStreams} with the SSE streams, peak ${apiConnectionsPeak} with the watchers too. SSE streams: ${streamsOpen} open, ${streamsFailed} failed to open, ${streamsClosedEarly} closed by the server early${streamsClosedEarly ? ` (${fixed(closedAfter.p50 / 1000, 1)}–${fixed(closedAfter.max / 1000, 1)} s after opening, median–max)` : ''}. Watchers answered: ${watched.requests}, errors: ${watched.errors}. Sessions created at ${fixed(result.session_create_per_s, 0)}/s, leases at ${fixed(result.lease_create_per_s, 0)}/s.`,
     );
     console.log(
       `Target ≤ 2 KiB Redis per idle session and lease: ${result.target_met ? 'met' : 'missed'}. Result: ${path}`,
     );
   } finally {
+    for (const clients of sse) clients.kill();
     redis.disconnect();
     await edge?.close();
     await tether.down();

@@ -118,6 +118,7 @@ export async function relay(options: BenchOptions): Promise<void> {
     edge: true,
     script: SCRIPT,
     profileDir: options.profileDir,
+    env: options.serviceEnv,
   });
   let responder;
   let front;
@@ -265,6 +266,7 @@ export async function relay(options: BenchOptions): Promise<void> {
   };
   const path = writeResult('relay', machine, {
     quick,
+    service_env: options.serviceEnv,
     rounds,
     warmup_ms: warmupMs,
     duration_ms: durationMs,

@@ -8,6 +8,23 @@ export interface BenchOptions {
   quick: boolean;
   /** Write V8 CPU profiles of the services here and summarize them (B1 only). */
   profileDir?: string;
+  /**
+   * Extra environment for every service (`--service-env KEY=VALUE`, repeatable; relay and codex):
+   * A/B runs of a switch such as `TETHER_AUTHORIZE_CACHE_MS=0` on the same machine and minute.
+   */
+  serviceEnv: Record<string, string>;
+}
+
+function serviceEnv(argv: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  argv.forEach((arg, index) => {
+    if (arg !== '--service-env') return;
+    const pair = argv[index + 1] ?? '';
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--service-env takes KEY=VALUE, got ${JSON.stringify(pair)}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  });
+  return env;
 }
 
 const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) => Promise<void> }> = {
@@ -34,11 +51,13 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
 };
 
 const args = process.argv.slice(2);
-const name = args.find((arg) => !arg.startsWith('--'));
+const name = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--service-env');
 const benchmark = name ? BENCHMARKS[name] : undefined;
 if (!benchmark) {
   console.error(
-    `usage: npm run bench -- <name> [--quick] [--profile]\n${Object.entries(BENCHMARKS)
+    `usage: npm run bench -- <name> [--quick] [--profile] [--service-env KEY=VALUE]...\n${Object.entries(
+      BENCHMARKS,
+    )
       .map(([key, value]) => `  ${key.padEnd(10)} ${value.what}`)
       .join('\n')}`,
   );
@@ -47,6 +66,7 @@ if (!benchmark) {
 const options: BenchOptions = {
   quick: args.includes('--quick'),
   profileDir: args.includes('--profile') ? mkdtempSync(join(tmpdir(), 'tether-bench-prof-')) : undefined,
+  serviceEnv: serviceEnv(args),
 };
 try {
   await benchmark.run(options);
