@@ -44,10 +44,12 @@ const READY_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 3_000;
 const POLL_MS = 100;
 
-export type ServiceName = 'history' | 'router' | 'api' | 'edge';
+/** `router-2`: a second router replica (same queue group), for failover tests. */
+export type ServiceName = 'history' | 'router' | 'router-2' | 'api' | 'edge';
 const ENTRY: Record<ServiceName, string> = {
   history: 'apps/history/src/main.js',
   router: 'apps/session-router/src/main.js',
+  'router-2': 'apps/session-router/src/main.js',
   api: 'apps/api/src/main.js',
   edge: 'apps/edge-connector/src/main.js',
 };
@@ -83,6 +85,8 @@ export interface StackOptions {
   codexFakeProvider?: boolean;
   /** The demo edge's connector name (default `demo-edge`); a second demo edge needs its own. */
   demoEdgeName?: string;
+  /** Also run `router-2`, a second router replica (default: one router). */
+  secondRouter?: boolean;
 }
 
 export interface DemoEdge {
@@ -353,6 +357,7 @@ export class Stack {
   async up(): Promise<void> {
     await this.start('history');
     await this.start('router');
+    if (this.options.secondRouter) await this.start('router-2');
     await this.start('api');
     await this.historyReady();
     await this.enrollDemoEdge();
@@ -366,7 +371,9 @@ export class Stack {
    * still reach a router and history, then the api, the router, and history last.
    */
   async down(): Promise<void> {
-    for (const name of ['edge', 'api', 'router', 'history'] as const) await this.kill(name, 'SIGTERM');
+    for (const name of ['edge', 'api', 'router', 'router-2', 'history'] as const) {
+      await this.kill(name, 'SIGTERM');
+    }
     await this.nc?.close();
     this.nc = undefined;
     await this.fakeProvider?.stop();

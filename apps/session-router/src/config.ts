@@ -3,6 +3,11 @@ import { intVar, loadConfig, logLevelVar, natsUrlVar, redisUrlVar } from '#confi
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar } from '#telemetry';
 
+/** Three edge calls and a history call, with room to spare: a live claim is never cut short. */
+const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
+/** Below the api's own timeout, so a waiting duplicate still gets its answer through. */
+const OPERATION_WAIT_DEFAULT_MS = 30_000;
+
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
   .object({
@@ -20,6 +25,24 @@ export const routerConfigSchema = z
     TETHER_LEASE_REAPER_INTERVAL_MS: intVar(Limits.LEASE_REAPER_INTERVAL_MS, 50, 60_000),
     /** /metrics, /healthz, /readyz (docs/observability.md). */
     TETHER_METRICS_PORT: metricsPortVar(9465),
+    /** How long the router waits for an edge's answer; tests shorten it to reach timeouts. */
+    TETHER_EDGE_RPC_TIMEOUT_MS: intVar(
+      Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
+      100,
+      Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
+    ),
+    /**
+     * Mutation ledger (docs/contract.md "Idempotent mutations"): live operation records per
+     * session; how long a replica's claim on a running operation lasts (longer than the slowest
+     * send: snapshot, archive and send calls); how long a duplicate waits for the first to settle.
+     */
+    TETHER_OPERATIONS_PER_SESSION_MAX: intVar(
+      Limits.OPERATIONS_PER_CALLER_MAX,
+      1,
+      Limits.OPERATIONS_GLOBAL_MAX,
+    ),
+    TETHER_OPERATION_CLAIM_MS: intVar(OPERATION_CLAIM_DEFAULT_MS, 500, 10 * 60_000),
+    TETHER_OPERATION_WAIT_MS: intVar(OPERATION_WAIT_DEFAULT_MS, 0, Limits.API_ROUTER_TIMEOUT_MS),
   })
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -30,6 +53,10 @@ export const routerConfigSchema = z
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,
     leaseReaperIntervalMs: env.TETHER_LEASE_REAPER_INTERVAL_MS,
     metricsPort: env.TETHER_METRICS_PORT,
+    edgeRpcTimeoutMs: env.TETHER_EDGE_RPC_TIMEOUT_MS,
+    operationsPerSessionMax: env.TETHER_OPERATIONS_PER_SESSION_MAX,
+    operationClaimMs: env.TETHER_OPERATION_CLAIM_MS,
+    operationWaitMs: env.TETHER_OPERATION_WAIT_MS,
   }));
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;

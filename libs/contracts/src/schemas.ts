@@ -433,6 +433,7 @@ export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
   snapshot: edgeAgentResultSchema,
   emitted_at: timestampSchema,
   recorded_at: timestampSchema,
+  fence: z.int().min(0).optional(),
 });
 
 const submissionSchema: z.ZodType<Submission> = z.strictObject({

@@ -5,9 +5,11 @@
 // contract's decoder and rules so the two cannot drift apart unnoticed.
 import {
   APPROVAL_DECISIONS,
+  DISPATCH_STATES,
   EDGE_AGENT_ACTIONS,
   EDGE_AGENT_STATUSES,
   Limits,
+  OPERATION_REFUSAL_CODES,
   PERMISSION_MODES,
   type EdgeAgentAction,
   type EdgeAgentRequest,
@@ -513,9 +515,64 @@ export function resultSchemas(): Record<string, Schema> {
         request_service_ms: nullableInt(
           'send only: milliseconds the api spent on this request, before JSON encoding.',
         ),
+        operation: ref('OperationOutcome'),
       },
       ['version', 'status'],
       'Result of every action; empty fields are omitted and a missing boolean means false.',
+    ),
+    OperationOutcome: object(
+      {
+        client_operation_id: str(),
+        replayed: bool('True when the recorded outcome was returned instead of a new effect.'),
+        fence: int('The session runtime fence when the reply was made.'),
+        submission: ref('Submission'),
+        resolution: ref('PromptResolution'),
+        refusal: ref('OperationRefusal'),
+      },
+      ['client_operation_id', 'replayed', 'fence'],
+      'Only in replies to requests that carried the mutation envelope (docs/contract.md "Idempotent mutations"). ' +
+        'A refused operation answers a contract `status` and names the reason in `refusal.code`.',
+    ),
+    Submission: object(
+      {
+        client_message_id: str("The send's client_operation_id."),
+        fence: int(),
+        payload_fingerprint: str(),
+        dispatch_state: {
+          type: 'string',
+          enum: [...DISPATCH_STATES],
+          description:
+            '`unknown`: the dispatch timed out or threw after it may have been delivered; never re-sent for the user.',
+        },
+        reason: str('rejected: the status the edge answered; unknown: why delivery is unconfirmed.'),
+        item_id: str('accepted: the journal item of the sent message, when it could be named.'),
+        submitted_at: int(),
+        resolved_at: int(),
+      },
+      ['client_message_id', 'fence', 'payload_fingerprint', 'dispatch_state', 'submitted_at'],
+      'send: the write-ahead submission at its current state.',
+    ),
+    PromptResolution: object(
+      {
+        resolved: bool(),
+        selected_option_id: {
+          type: ['string', 'null'],
+          description: 'approve: the decision; answer: the canonical JSON of the answers.',
+        },
+        resolved_by: { type: ['string', 'null'] },
+        resolved_at: { type: ['integer', 'null'] },
+      },
+      ['resolved', 'selected_option_id', 'resolved_by', 'resolved_at'],
+    ),
+    OperationRefusal: object(
+      {
+        code: { type: 'string', enum: [...OPERATION_REFUSAL_CODES] },
+        message: str(),
+        current_fence: int('checkpoint_stale: the session runtime fence.'),
+        current_revision: int('item_revision_stale, already_resolved: the prompt revision.'),
+        resolution: ref('PromptResolution'),
+      },
+      ['code', 'message'],
     ),
     Installation: object({ id: str(), kind: str(), path: str(), source: str() }, ['id', 'kind']),
     Message: object({ role: str(), text: str(), attachments: list(ref('AgentFile')) }, ['role']),

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
@@ -6,6 +7,7 @@ import {
   edgeAgentResultSchema,
   isEdgeAgentStatus,
   result,
+  type EdgeAgentAction,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type Subjects,
@@ -17,8 +19,34 @@ import {
   RpcUnavailableError,
   requestJson,
 } from '#messaging';
+import type { RouterConfig } from '../config.js';
 import { EDGE_ID_PATTERN } from './limits.js';
-import { SUBJECTS } from './tokens.js';
+import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+
+/**
+ * What became of an observed edge call, as far as the router can tell:
+ * - `answered`: the edge answered with a readable result (its status is first-hand);
+ * - `not_delivered`: nothing was published, or nobody listened (no responders): the edge never
+ *   saw the request;
+ * - `unconfirmed`: the request was published and then timed out, the connection dropped, or the
+ *   answer was unreadable: the edge may have acted on it.
+ */
+export type Delivery = 'answered' | 'not_delivered' | 'unconfirmed';
+
+/**
+ * Watches the calls of one action made inside `EdgeRpcClient.observe` (the mutation ledger's
+ * dispatch: other code paths, such as the stored-sessions send, make the call).
+ */
+export interface DispatchObserver {
+  action: EdgeAgentAction;
+  /**
+   * Runs right before the request is published: the last moment the effect surely has not
+   * happened. Throwing (or resolving false) stops the call, which then answers `unavailable`.
+   */
+  beforePublish?: () => Promise<boolean>;
+  /** Set once the observed call finished (the last one, if several). */
+  delivery?: Delivery;
+}
 
 /**
  * The router's one way to talk to an edge (`edge_agent_v1`, reference §2.1). It never throws:
@@ -27,44 +55,84 @@ import { SUBJECTS } from './tokens.js';
 @Injectable()
 export class EdgeRpcClient {
   private readonly log = new Logger(EdgeRpcClient.name);
+  private readonly observers = new AsyncLocalStorage<DispatchObserver>();
+  private readonly timeoutMs: number;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
-  ) {}
+    @Inject(ROUTER_CONFIG) config: RouterConfig,
+  ) {
+    this.timeoutMs = config.edgeRpcTimeoutMs;
+  }
+
+  /** Runs `work`, reporting the delivery of its calls of `observer.action` into `observer`. */
+  observe<T>(observer: DispatchObserver, work: () => Promise<T>): Promise<T> {
+    return this.observers.run(observer, work);
+  }
 
   async call(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const store = this.observers.getStore();
+    const observer = store?.action === rpc.request.action ? store : undefined;
+    const reply = await this.deliver(rpc, observer);
+    if (observer) observer.delivery = reply.delivery;
+    return reply.result;
+  }
+
+  private async deliver(
+    rpc: EdgeAgentRPCRequest,
+    observer: DispatchObserver | undefined,
+  ): Promise<{ result: EdgeAgentResult; delivery: Delivery }> {
     const edgeId = rpc.request.edge_id;
-    if (!EDGE_ID_PATTERN.test(edgeId)) return result('invalid_request');
+    if (!EDGE_ID_PATTERN.test(edgeId))
+      return { result: result('invalid_request'), delivery: 'not_delivered' };
+    if (observer?.beforePublish) {
+      const proceed = await observer.beforePublish().catch((error: unknown) => {
+        this.log.warn(`Dispatch of ${rpc.request.action} not started: ${(error as Error).message}`);
+        return false;
+      });
+      if (!proceed) return { result: result('unavailable'), delivery: 'not_delivered' };
+    }
     let reply: unknown;
     try {
       reply = await requestJson<unknown>(this.nc, this.subjects.edgeRpc(edgeId), rpc, {
-        timeoutMs: Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
+        timeoutMs: this.timeoutMs,
         maxReplyBytes: Limits.RPC_PAYLOAD_LIMIT_BYTES,
       });
     } catch (error) {
-      if (error instanceof RpcUnavailableError) return result('unavailable');
+      if (error instanceof RpcUnavailableError) {
+        // No responders: the edge never got it. A timeout or a dropped connection: it may have.
+        const delivery = error.reason === 'no_responders' ? 'not_delivered' : 'unconfirmed';
+        return { result: result('unavailable'), delivery };
+      }
       if (error instanceof RpcReplyTooLargeError || error instanceof MalformedPayloadError) {
         this.log.warn(`Edge ${edgeId} sent an unusable reply to ${rpc.request.action}: ${error.message}`);
-        return result('unavailable');
+        return { result: result('unavailable'), delivery: 'unconfirmed' };
       }
       this.log.error(`Edge ${edgeId} call for ${rpc.request.action} failed: ${(error as Error).message}`);
-      return result('unavailable');
+      return { result: result('unavailable'), delivery: 'unconfirmed' };
     }
-    return this.check(edgeId, rpc.request.action, reply);
+    const checked = this.check(edgeId, rpc.request.action, reply);
+    // An answer outside the contract is no first-hand refusal: the edge may have acted.
+    return { result: checked.result, delivery: checked.readable ? 'answered' : 'unconfirmed' };
   }
 
   /** Version first (an old edge may not know our statuses), then the status allow-list, then the shape. */
-  private check(edgeId: string, action: string, reply: unknown): EdgeAgentResult {
+  private check(
+    edgeId: string,
+    action: string,
+    reply: unknown,
+  ): { result: EdgeAgentResult; readable: boolean } {
     if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) {
       this.log.warn(`Edge ${edgeId} answered ${action} with a non-object.`);
-      return result('unavailable');
+      return { result: result('unavailable'), readable: false };
     }
     const { version, status } = reply as { version?: unknown; status?: unknown };
-    if (version !== EDGE_AGENT_RPC_VERSION) return result('upgrade_required');
+    // Another contract version refuses what it cannot read: a first-hand answer.
+    if (version !== EDGE_AGENT_RPC_VERSION) return { result: result('upgrade_required'), readable: true };
     if (!isEdgeAgentStatus(status)) {
       this.log.warn(`Edge ${edgeId} answered ${action} with a status outside the allow-list.`);
-      return result('unavailable');
+      return { result: result('unavailable'), readable: false };
     }
     const parsed = edgeAgentResultSchema.safeParse(reply);
     if (!parsed.success) {
@@ -72,8 +140,8 @@ export class EdgeRpcClient {
       this.log.warn(
         `Edge ${edgeId} answered ${action} with an invalid result (${issue ? issue.path.join('.') : 'shape'}).`,
       );
-      return result('unavailable');
+      return { result: result('unavailable'), readable: false };
     }
-    return parsed.data;
+    return { result: parsed.data, readable: true };
   }
 }

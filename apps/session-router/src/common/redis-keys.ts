@@ -17,12 +17,35 @@ export class RedisKeys {
   streamSequence(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:jsseq`;
   }
+  /** The stream sequence of the session's last edge-update row (submission rows may follow it). */
+  edgeStreamSequence(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:edgejsseq`;
+  }
   meta(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:meta`;
   }
   /** The session's title override, cached from history so live replies can carry it. */
   titleOverride(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:title`;
+  }
+  /** The session's runtime fence: a counter bumped each time its runtime is (re)started. */
+  fence(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:fence`;
+  }
+  /** One mutation's ledger record (docs/contract.md "Idempotent mutations"). */
+  operation(sessionId: string, operationId: string): string {
+    return `${this.namespace}:{${sessionId}}:op:${operationId}`;
+  }
+  /**
+   * Sorted set of the session's live operation ids scored by their expiry: the capacity count.
+   * Per session (not per caller) so the admission script touches one cluster slot.
+   */
+  operations(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:ops`;
+  }
+  /** A prompt's resolution, written by the compare-and-set before the edge is asked. */
+  prompt(sessionId: string, kind: 'approval' | 'input', promptId: string): string {
+    return `${this.namespace}:{${sessionId}}:prompt:${kind}:${promptId}`;
   }
   lease(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:lease`;

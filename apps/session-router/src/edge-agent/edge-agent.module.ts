@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LeasesModule } from '../leases/leases.module.js';
+import { OperationsModule } from '../operations/operations.module.js';
 import { WatchModule } from '../watch/watch.module.js';
 import { EdgeAgentHandler } from './edge-agent.handler.js';
 import { EdgeAgentService } from './edge-agent.service.js';
@@ -7,7 +8,7 @@ import { StoredSessionsService } from './stored-sessions.service.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
 
 @Module({
-  imports: [WatchModule, LeasesModule],
+  imports: [WatchModule, LeasesModule, OperationsModule],
   controllers: [EdgeAgentHandler],
   providers: [EdgeAgentService, StoredSessionsService, TitleOverrideRepository],
 })

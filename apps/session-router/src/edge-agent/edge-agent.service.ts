@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   EDGE_AGENT_RPC_VERSION,
+  isOperationAction,
   Limits,
   result,
+  type EdgeAgentRequest,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type RouterEdgeAgentRequest,
@@ -13,6 +15,8 @@ import { NATS_CONNECTION, requestService } from '#messaging';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { SUBJECTS } from '../common/tokens.js';
 import { LeasesService } from '../leases/leases.service.js';
+import { OperationsService } from '../operations/operations.service.js';
+import { withoutEnvelope } from '../operations/operation-rules.js';
 import { WatchService } from '../watch/watch.service.js';
 import { historyPage, mergeSessions } from './sessions-merge.js';
 import { StoredSessionsService } from './stored-sessions.service.js';
@@ -32,12 +36,27 @@ export class EdgeAgentService {
     private readonly watcher: WatchService,
     private readonly leases: LeasesService,
     private readonly stored: StoredSessionsService,
+    private readonly operations: OperationsService,
   ) {}
 
   async route(command: RouterEdgeAgentRequest): Promise<EdgeAgentResult> {
     const { request } = command;
     // `expire` is the reaper's own action; nobody outside the router may send it.
     if (request.action === 'expire') return result('invalid_request');
+    // The mutation envelope: admitted, run once and replayed by the operation ledger.
+    if (isOperationAction(request.action) && OperationsService.applies(request)) {
+      return this.operations.route(command, request.action, (stripped) => this.forward(command, stripped));
+    }
+    const reply = await this.forward(command, withoutEnvelope(request));
+    await this.operations.noteRuntime(request, reply);
+    return reply;
+  }
+
+  /** The request's path to its edge and the router's own parts, envelope already removed. */
+  private async forward(
+    command: RouterEdgeAgentRequest,
+    request: EdgeAgentRequest,
+  ): Promise<EdgeAgentResult> {
     const rpc: EdgeAgentRPCRequest = {
       version: EDGE_AGENT_RPC_VERSION,
       actor_id: command.actor_id,

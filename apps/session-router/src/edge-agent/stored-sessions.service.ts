@@ -1,14 +1,19 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Redis } from 'ioredis';
 import {
   isOpaqueId,
   result,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type HistorySessionScope,
+  type Subjects,
 } from '#contracts';
-import { RpcRemoteError } from '#messaging';
+import { NATS_CONNECTION, RpcRemoteError } from '#messaging';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
+import { REDIS, SUBJECTS } from '../common/tokens.js';
+import { LifecyclePublisher } from '../session-update/lifecycle.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
 
 /**
@@ -36,12 +41,18 @@ export function historyScope(rpc: EdgeAgentRPCRequest): HistorySessionScope | nu
 @Injectable()
 export class StoredSessionsService {
   private readonly log = new Logger(StoredSessionsService.name);
+  private readonly lifecycle: LifecyclePublisher;
 
   constructor(
     private readonly edge: EdgeRpcClient,
     private readonly history: HistoryClient,
     private readonly titles: TitleOverrideRepository,
-  ) {}
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+    @Inject(SUBJECTS) subjects: Subjects,
+    @Inject(REDIS) redis: Redis,
+  ) {
+    this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
+  }
 
   /** poll, watch, stop (and snapshot): the archived view when the edge cannot answer for the session. */
   async withOfflineFallback(rpc: EdgeAgentRPCRequest, reply: EdgeAgentResult): Promise<EdgeAgentResult> {
@@ -145,6 +156,8 @@ export class StoredSessionsService {
     await this.edge.call({ ...rpc, request: { ...target, action: 'stop' } });
     const live = await this.edge.call({ ...rpc, request: { ...target, action: 'delete' } });
     if (before === 'stored' || (before === 'missing' && live.status === 'ok')) {
+      // After the live stop, so the rows that stop caused are (usually) announced before it.
+      await this.announceDeleted(scope);
       return result('ok', { history_persistent: true });
     }
     return before === 'deleted' ? result('not_found') : live;
@@ -155,13 +168,36 @@ export class StoredSessionsService {
     const reply = await this.edge.call(rpc);
     const scope = historyScope(rpc);
     if (!scope || reply.status !== 'ok') return reply;
+    let before: string | undefined;
     try {
-      await this.history.call('historyDelete', scope);
+      before = (await this.history.call('historyDelete', scope)).state;
     } catch (error) {
       // The session is gone on the edge and was empty; a row left behind holds no content.
       this.log.warn(`Discarded session ${scope.session_id} not tombstoned: ${(error as Error).message}`);
     }
+    // Gone on the edge either way; only an earlier tombstone means it was announced already.
+    if (before !== 'deleted') await this.announceDeleted(scope);
     return reply;
+  }
+
+  /**
+   * `session.deleted` (docs/events.md). Best effort: the deletion already happened and is
+   * answered ok; a lost event is logged, and a repeated delete (not_found) never re-announces.
+   */
+  private async announceDeleted(scope: HistorySessionScope): Promise<void> {
+    try {
+      await this.lifecycle.publishDeleted(
+        {
+          session_id: scope.session_id,
+          edge_id: scope.edge_id,
+          actor_id: scope.actor_id,
+          access_id: scope.access_id,
+        },
+        Date.now(),
+      );
+    } catch (error) {
+      this.log.warn(`session.deleted of ${scope.session_id} not published: ${(error as Error).message}`);
+    }
   }
 
   /** transcript: one archived round per page, newest below `history_before` (reference §2.3). */

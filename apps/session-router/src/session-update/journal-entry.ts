@@ -29,3 +29,13 @@ export function journalEntry(update: SessionUpdate, epoch: string, recordedAt: n
 export function journalMsgId(sessionId: string, epoch: string, revision: number): string {
   return `${sessionId}:${epoch}:${revision}`;
 }
+
+/** The dedup key of a router-written submission row: one per send and dispatch state. */
+export function submissionMsgId(
+  sessionId: string,
+  epoch: string,
+  clientMessageId: string,
+  dispatchState: string,
+): string {
+  return `${sessionId}:${epoch}:op:${clientMessageId}:${dispatchState}`;
+}

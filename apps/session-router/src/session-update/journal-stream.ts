@@ -7,7 +7,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { journalEntrySchema, type JournalEntry, type Subjects } from '#contracts';
+import { isSubmissionEntry, journalMessageSchema, type JournalMessage, type Subjects } from '#contracts';
 import { NATS_CONNECTION, decodeJson, encodeJson, ensureSessionsStream, traceHeaders } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 
@@ -17,8 +17,11 @@ const JOURNAL_PUBLISH_TIMEOUT_MS = 5_000;
 /** The last message on a session's journal subject, as the re-seed needs it. */
 export interface LastJournalMessage {
   streamSequence: number;
-  /** Null when the message is not a readable entry (then its position is all we know). */
-  entry: JournalEntry | null;
+  /**
+   * Null when the message is not a readable row (then its position is all we know). An edge
+   * update's row or a router-written submission row: both carry epoch, sequence and revision.
+   */
+  entry: JournalMessage | null;
 }
 
 export type PublishOutcome =
@@ -49,7 +52,7 @@ export class JournalStream implements OnModuleInit {
   }
 
   async append(
-    entry: JournalEntry,
+    entry: JournalMessage,
     msgId: string,
     expectedLastSubjectSequence: number,
   ): Promise<PublishOutcome> {
@@ -65,6 +68,28 @@ export class JournalStream implements OnModuleInit {
       if (isWrongLastSequence(error)) return { kind: 'moved' };
       throw error;
     }
+  }
+
+  /**
+   * The stream sequence of the last edge-update row at or before `streamSequence`, following
+   * the chain back past router-written submission rows (they change no snapshot). An unreadable
+   * message ends the walk where it is.
+   */
+  async edgeRowAtOrBefore(streamSequence: number): Promise<number> {
+    let sequence = streamSequence;
+    for (let hop = 0; hop < SUBMISSION_HOPS_MAX && sequence > 0; hop += 1) {
+      let message;
+      try {
+        message = await this.jsm.streams.getMessage(this.subjects.sessionsStream, { seq: sequence });
+      } catch (error) {
+        if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) break;
+        throw error;
+      }
+      const entry = message ? readableEntry(message.data, message.subject) : null;
+      if (!entry || !isSubmissionEntry(entry)) break;
+      sequence = entry.prev_stream_seq;
+    }
+    return sequence;
   }
 
   /** The subject's last message, or null when the stream holds none for this session. */
@@ -83,10 +108,13 @@ export class JournalStream implements OnModuleInit {
   }
 }
 
-/** The entry, or null when the message is not JSON or not an entry. */
-function readableEntry(data: Uint8Array, subject: string): JournalEntry | null {
+/** Submission rows skipped looking for an edge row (a send writes two; a few sends in a row, more). */
+const SUBMISSION_HOPS_MAX = 32;
+
+/** The row, or null when the message is not JSON or not a journal row. */
+function readableEntry(data: Uint8Array, subject: string): JournalMessage | null {
   try {
-    const parsed = journalEntrySchema.safeParse(decodeJson(data, subject));
+    const parsed = journalMessageSchema.safeParse(decodeJson(data, subject));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

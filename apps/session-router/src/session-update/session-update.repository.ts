@@ -21,6 +21,14 @@ export interface SessionState {
   head: JournalHead | null;
   owner?: string;
   edge?: string;
+  access?: string;
+  /** The cached runtime fence (absent: re-seed it from the journal). */
+  fence?: number;
+  /**
+   * Stream sequence of the last row an edge update wrote (router-written submission rows may
+   * follow it): the row lifecycle events compare with.
+   */
+  edgeStreamSequence?: number;
 }
 
 export interface SessionMeta {
@@ -36,7 +44,8 @@ export interface SessionMeta {
  * Moves the cached journal head forward. The stream sequence orders heads across epochs (it only
  * grows), so a head older than the cached one (a slow replica, a racing re-seed) changes nothing.
  * The edge revision is raised only forward and, with it, the session meta (a stale update must
- * not undo a newer running/closed state). Returns 1 when the revision did not move.
+ * not undo a newer running/closed state). An edge row (meta given) also moves the stream sequence
+ * of the last edge row. Returns 1 when the revision did not move.
  */
 const ADVANCE = new LuaScript(`
 local cached = tonumber(redis.call('GET', KEYS[5]) or '-1')
@@ -45,6 +54,9 @@ if missing or tonumber(ARGV[3]) > cached then
   redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
   redis.call('SET', KEYS[4], ARGV[2], 'PX', ARGV[5])
   redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[5])
+end
+if ARGV[6] ~= '' and tonumber(ARGV[3]) > tonumber(redis.call('GET', KEYS[6]) or '-1') then
+  redis.call('SET', KEYS[6], ARGV[3], 'PX', ARGV[5])
 end
 if ARGV[4] == '' then return 1 end
 local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
@@ -74,12 +86,15 @@ export class SessionUpdateRepository {
         this.keys.epoch(sessionId),
         this.keys.sequence(sessionId),
         this.keys.streamSequence(sessionId),
+        this.keys.fence(sessionId),
+        this.keys.edgeStreamSequence(sessionId),
       )
-      .hmget(this.keys.meta(sessionId), 'owner', 'edge')
+      .hmget(this.keys.meta(sessionId), 'owner', 'edge', 'access')
       .exec()) as [Error | null, unknown][];
     for (const [error] of results) if (error) throw error;
-    const [revision, epoch, sequence, streamSequence] = (results[0]?.[1] ?? []) as (string | null)[];
-    const [owner, edge] = (results[1]?.[1] ?? []) as (string | null)[];
+    const [revision, epoch, sequence, streamSequence, fence, edgeStreamSequence] = (results[0]?.[1] ??
+      []) as (string | null)[];
+    const [owner, edge, access] = (results[1]?.[1] ?? []) as (string | null)[];
     const head =
       epoch &&
       sequence !== null &&
@@ -93,7 +108,17 @@ export class SessionUpdateRepository {
             revision: revision === null || revision === undefined ? null : Number(revision),
           }
         : null;
-    return { head, owner: owner ?? undefined, edge: edge ?? undefined };
+    return {
+      head,
+      owner: owner ?? undefined,
+      edge: edge ?? undefined,
+      access: access || undefined,
+      fence: fence === null || fence === undefined ? undefined : Number(fence),
+      edgeStreamSequence:
+        edgeStreamSequence === null || edgeStreamSequence === undefined
+          ? undefined
+          : Number(edgeStreamSequence),
+    };
   }
 
   /**
@@ -109,6 +134,7 @@ export class SessionUpdateRepository {
         this.keys.epoch(sessionId),
         this.keys.sequence(sessionId),
         this.keys.streamSequence(sessionId),
+        this.keys.edgeStreamSequence(sessionId),
       ],
       [
         head.epoch,

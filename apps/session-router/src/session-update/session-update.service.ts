@@ -4,20 +4,34 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import {
   verifyEdgeToken,
+  type JournalSubmissionEntry,
   type RevisionNotice,
   type SessionUpdate,
   type SessionUpdateAck,
   type Subjects,
+  type Submission,
 } from '#contracts';
 import { NATS_CONNECTION, ServiceError, encodeJson } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { REDIS, ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
-import { journalEntry, journalMsgId } from './journal-entry.js';
+import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
 import { LifecyclePublisher } from './lifecycle.js';
+import { RuntimeFenceRepository } from './runtime-fence.repository.js';
 import { SessionUpdateRepository, type JournalHead } from './session-update.repository.js';
+
+/** The fence of a session whose journal names none (new, or written before fences existed). */
+const FIRST_FENCE = 1;
+
+/** Who a router-written row belongs to (the session's scope, as its edge rows carry it). */
+export interface SubmissionScope {
+  session_id: string;
+  edge_id: string;
+  actor_id: string;
+  access_id?: string;
+}
 
 /** A new epoch: 16 random bytes, hex. */
 const EPOCH_BYTES = 16;
@@ -59,6 +73,7 @@ export class SessionUpdateService {
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     private readonly repository: SessionUpdateRepository,
     private readonly stream: JournalStream,
+    private readonly fences: RuntimeFenceRepository,
     @Inject(REDIS) redis: Redis,
   ) {
     this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
@@ -83,21 +98,25 @@ export class SessionUpdateService {
     }
 
     let head = state.head ?? (await this.reseed(sessionId));
+    const fence = state.fence ?? (await this.runtimeFence(sessionId));
     for (let attempt = 0; attempt < APPEND_ATTEMPTS_MAX; attempt += 1) {
       // Already journaled (the head moves only after JetStream stored it): a retry, acknowledge again.
       if (head.revision !== null && head.revision >= update.revision) {
         // The retried row may have been stored without its lifecycle events (docs/events.md).
         if (head.revision === update.revision) {
-          await this.lifecycle.republishLast(sessionId, head.streamSequence, update.revision);
+          const last = await this.previousEdgeRow(head, state.edgeStreamSequence);
+          await this.lifecycle.republishLast(sessionId, last, update.revision);
         }
         return { ok: true, epoch: head.epoch, sequence: head.sequence, duplicate: true };
       }
       const now = Date.now();
       const sequence = head.sequence + 1;
+      const previousEdgeRow = await this.previousEdgeRow(head, state.edgeStreamSequence);
       const entry = {
         ...journalEntry(update, head.epoch, now),
         sequence,
         prev_stream_seq: head.streamSequence,
+        fence,
       };
       const outcome = await this.stream.append(
         entry,
@@ -144,11 +163,99 @@ export class SessionUpdateService {
         },
         update.snapshot,
         outcome.streamSequence,
-        head.streamSequence,
+        // The previous edge row: submission rows in between change no snapshot.
+        previousEdgeRow,
       );
       return { ok: true, epoch: head.epoch, sequence, duplicate };
     }
     throw new JournalContendedError(sessionId);
+  }
+
+  /**
+   * Appends a row the router itself writes (a send's submission or its settlement) through the
+   * same guard as an edge update: the next sequence of the head, stored only if the subject's
+   * last stream sequence is still the head's. The row repeats the head's edge revision (it
+   * changes no snapshot). A retry of the same state is deduplicated by its message id.
+   */
+  async appendSubmission(scope: SubmissionScope, fence: number, submission: Submission): Promise<void> {
+    const sessionId = scope.session_id;
+    let head = (await this.repository.state(sessionId)).head ?? (await this.reseed(sessionId));
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS_MAX; attempt += 1) {
+      const sequence = head.sequence + 1;
+      const entry: JournalSubmissionEntry = {
+        v: 1,
+        kind: 'submission',
+        session_id: sessionId,
+        edge_id: scope.edge_id,
+        actor_id: scope.actor_id,
+        ...(scope.access_id ? { access_id: scope.access_id } : {}),
+        epoch: head.epoch,
+        revision: head.revision ?? 0,
+        sequence,
+        prev_stream_seq: head.streamSequence,
+        fence,
+        submission,
+        recorded_at: Date.now(),
+      };
+      const outcome = await this.stream.append(
+        entry,
+        submissionMsgId(sessionId, head.epoch, submission.client_message_id, submission.dispatch_state),
+        head.streamSequence,
+      );
+      // Stored earlier (a retry of this very row): JetStream kept the first copy.
+      if (outcome.kind === 'duplicate') return;
+      if (outcome.kind === 'moved') {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * APPEND_RETRY_JITTER_MS));
+        head = await this.reseed(sessionId);
+        continue;
+      }
+      await this.repository.advance(sessionId, {
+        epoch: head.epoch,
+        sequence,
+        streamSequence: outcome.streamSequence,
+        revision: head.revision,
+      });
+      return;
+    }
+    throw new JournalContendedError(sessionId);
+  }
+
+  /**
+   * The last edge-update row at or before the head, which lifecycle events compare with: the
+   * head itself unless submission rows follow the edge row Redis remembers (then the stream
+   * says which row it is; no read in the common case).
+   */
+  private async previousEdgeRow(head: JournalHead, cachedEdgeRow: number | undefined): Promise<number> {
+    if (head.streamSequence === 0 || cachedEdgeRow === head.streamSequence) return head.streamSequence;
+    try {
+      return await this.stream.edgeRowAtOrBefore(head.streamSequence);
+    } catch (error) {
+      this.log.warn(`Journal row ${head.streamSequence} unreadable: ${(error as Error).message}`);
+      return head.streamSequence;
+    }
+  }
+
+  /** The session's runtime fence, re-seeded from the last journal row when Redis lost it. */
+  async runtimeFence(sessionId: string): Promise<number> {
+    const cached = await this.fences.cached(sessionId);
+    if (cached !== null) return cached;
+    return this.fences.seed(sessionId, await this.journalFence(sessionId));
+  }
+
+  /** `start` created the session's first runtime: fence 1, unless one is already known. */
+  async runtimeStarted(sessionId: string): Promise<number> {
+    return this.runtimeFence(sessionId);
+  }
+
+  /** `resume` started a new runtime: the fence moves forward. */
+  async runtimeRestarted(sessionId: string): Promise<number> {
+    const cached = await this.fences.cached(sessionId);
+    return this.fences.bump(sessionId, cached ?? (await this.journalFence(sessionId)));
+  }
+
+  private async journalFence(sessionId: string): Promise<number> {
+    const last = await this.stream.last(sessionId);
+    return last?.entry?.fence ?? FIRST_FENCE;
   }
 
   /**

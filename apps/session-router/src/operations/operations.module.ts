@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SessionUpdateModule } from '../session-update/session-update.module.js';
+import { OperationLedgerRepository } from './operation-ledger.repository.js';
+import { OperationsService } from './operations.service.js';
+import { PromptRepository } from './prompt.repository.js';
+
+@Module({
+  imports: [SessionUpdateModule],
+  providers: [OperationsService, OperationLedgerRepository, PromptRepository],
+  exports: [OperationsService],
+})
+export class OperationsModule {}
