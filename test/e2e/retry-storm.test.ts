@@ -111,23 +111,35 @@ async function agent(request: Record<string, unknown>): Promise<Snapshot> {
   return body.data;
 }
 
+/** Sends the storm settled `unknown` and then dispatched again with `retry_unknown`. */
+let unknownRetried = 0;
+
 /**
  * One client call, retried with the very same request while no router answered it: a transport
  * error, or `unavailable` without an operation (the api's answer when its router call failed),
  * or `operation_unknown` while the first copy is still running (docs/contract.md: retry the id).
+ * A send whose submission settled `unknown` (a replica died after the edge may have had it) is
+ * what docs/contract.md tells a client to resend with `retry_unknown`: the edge answers a dispatch
+ * id it already had with that outcome, so this never makes a second message.
  */
 async function call(request: EdgeAgentRequest): Promise<Snapshot> {
+  let current = request;
   for (let attempt = 0; attempt < CALL_ATTEMPTS_MAX; attempt += 1) {
     let reply: Snapshot;
     try {
-      reply = await agent(request as unknown as Record<string, unknown>);
+      reply = await agent(current as unknown as Record<string, unknown>);
     } catch {
       await sleep(RETRY_PAUSE_MS);
       continue;
     }
     const unanswered = reply.status === 'unavailable' && !reply.operation;
     const stillRunning = reply.operation?.refusal?.code === 'agent_session_operation_unknown';
-    if (!unanswered && !stillRunning) return reply;
+    if (reply.operation?.submission?.dispatch_state === 'unknown') {
+      if (!current.retry_unknown) unknownRetried += 1;
+      current = { ...request, retry_unknown: true };
+    } else if (!unanswered && !stillRunning) {
+      return reply;
+    }
     await sleep(RETRY_PAUSE_MS);
   }
   throw new Error(`${request.action} ${request.client_operation_id} was never answered`);
@@ -238,6 +250,11 @@ test('200 sends retried 5 times each while a router replica dies leave exactly 2
   expect(undocumented).toEqual([]);
   expect(answers.every((answer) => answer.operation !== undefined)).toBe(true);
   expect(answers.some((answer) => answer.operation?.replayed)).toBe(true);
+  // Every send ended settled: the unconfirmed ones were dispatched again on retry_unknown.
+  expect(answers.filter((answer) => answer.operation?.submission?.dispatch_state === 'unknown')).toEqual([]);
+  console.log(
+    `retry storm: ${unknownRetried} send copies resent with retry_unknown after an unknown settlement`,
+  );
 
   // The journal, as history pages it, holds one user message per send: no loss, no duplicate.
   const counts = new Map<string, number>();

@@ -9,6 +9,7 @@ import { ConnectorsModule } from './connectors/connectors.module.js';
 import { JournalModule } from './journal/journal.module.js';
 import { JournalPagesModule } from './journal-pages/journal-pages.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
+import { SubmissionsModule } from './submissions/submissions.module.js';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         ArchiveModule,
         JournalModule,
         JournalPagesModule,
+        SubmissionsModule,
         AuditModule,
       ],
     };

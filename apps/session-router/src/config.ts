@@ -7,6 +7,8 @@ import { metricsPortVar } from '#telemetry';
 const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
 /** Below the api's own timeout, so a waiting duplicate still gets its answer through. */
 const OPERATION_WAIT_DEFAULT_MS = 30_000;
+const SUBMISSION_SWEEP_DEFAULT_MS = 30_000;
+const SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS = 5 * 60_000;
 
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
@@ -43,6 +45,13 @@ export const routerConfigSchema = z
     ),
     TETHER_OPERATION_CLAIM_MS: intVar(OPERATION_CLAIM_DEFAULT_MS, 500, 10 * 60_000),
     TETHER_OPERATION_WAIT_MS: intVar(OPERATION_WAIT_DEFAULT_MS, 0, Limits.API_ROUTER_TIMEOUT_MS),
+    /**
+     * Crash boundary (docs/contract.md "Unconfirmed sends"): how often one replica sweeps sends
+     * left `pending` by a dead replica and asks edges what became of `unknown` ones; how long an
+     * `unknown` send waits before its edge is asked again.
+     */
+    TETHER_SUBMISSION_SWEEP_INTERVAL_MS: intVar(SUBMISSION_SWEEP_DEFAULT_MS, 100, 10 * 60_000),
+    TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: intVar(SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS, 100, 60 * 60_000),
   })
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -57,6 +66,14 @@ export const routerConfigSchema = z
     operationsPerSessionMax: env.TETHER_OPERATIONS_PER_SESSION_MAX,
     operationClaimMs: env.TETHER_OPERATION_CLAIM_MS,
     operationWaitMs: env.TETHER_OPERATION_WAIT_MS,
+    submissionSweepIntervalMs: env.TETHER_SUBMISSION_SWEEP_INTERVAL_MS,
+    submissionReconcileBackoffMs: env.TETHER_SUBMISSION_RECONCILE_BACKOFF_MS,
+    /**
+     * A `pending` submission older than this has outlived any live run of it (a claim lasts at
+     * most operationClaimMs, its last edge call at most edgeRpcTimeoutMs more): only a dead
+     * replica can have left it.
+     */
+    submissionSweepAfterMs: env.TETHER_OPERATION_CLAIM_MS + env.TETHER_EDGE_RPC_TIMEOUT_MS,
   }));
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;

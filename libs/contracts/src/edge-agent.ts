@@ -40,9 +40,10 @@ export type EdgeAgentAction = (typeof EDGE_AGENT_ACTIONS)[number];
 
 /**
  * Actions only Tether itself sends to an edge, never accepted over HTTP: `snapshot` reads without
- * renewing the lease (reference §2.3), `expire` is the router's lease reaper closing a session.
+ * renewing the lease (reference §2.3), `expire` is the router's lease reaper closing a session,
+ * `dispatch_status` is the router's reconciler asking what became of a send (`dispatch_id`).
  */
-export const EDGE_AGENT_INTERNAL_ACTIONS = ['snapshot', 'expire'] as const;
+export const EDGE_AGENT_INTERNAL_ACTIONS = ['snapshot', 'expire', 'dispatch_status'] as const;
 export type EdgeAgentInternalAction = (typeof EDGE_AGENT_INTERNAL_ACTIONS)[number];
 export type EdgeAgentAnyAction = EdgeAgentAction | EdgeAgentInternalAction;
 
@@ -139,6 +140,11 @@ export interface EdgeAgentRequest {
   payload_fingerprint?: string;
   /** approve, answer: the prompt revision the client answers (1 while pending). */
   expected_revision?: number;
+  /**
+   * send with the envelope: dispatch again a send whose durable submission is `unknown` (never
+   * anything else). A control flag, not payload: the fingerprint does not cover it.
+   */
+  retry_unknown?: boolean;
 }
 
 export interface AgentFile {
@@ -199,6 +205,22 @@ export interface EdgeAgentRPCRequest {
   resume?: ResumeState;
   /** `send` only: the router confirms the previous display window is archived. */
   reset_revision?: number;
+  /**
+   * `send` with the mutation envelope, and `dispatch_status`: the send's client_operation_id.
+   * The edge keeps what became of each dispatch id, answers a second send of it with that
+   * instead of a second turn, and tells the reconciler (EdgeDispatchRecord).
+   */
+  dispatch_id?: string;
+}
+
+/** What an edge did with one dispatch id (reference orca §4 "strong match" by client id). */
+export interface EdgeDispatchRecord {
+  /** `absent`: this edge process holds no record of it, which proves nothing. */
+  state: 'accepted' | 'rejected' | 'absent';
+  /** rejected: the status the edge answered. */
+  status?: EdgeAgentStatus;
+  /** accepted: the journal item of the user message, `m:<window>:<index>`, when it could be named. */
+  item_id?: string;
 }
 
 export interface Installation {
@@ -322,6 +344,8 @@ export interface EdgeAgentResult {
   request_service_ms?: number | null;
   /** Only in replies to requests that carried the mutation envelope (operations.ts). */
   operation?: OperationOutcome;
+  /** Only in an edge's reply to `dispatch_status`. */
+  dispatch?: EdgeDispatchRecord;
 }
 
 /** GET/POST/PUT /api/v1/agent-accesses. */

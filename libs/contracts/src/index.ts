@@ -27,6 +27,7 @@ export type {
   Activity,
   ResumeState,
   EdgeAgentRPCRequest,
+  EdgeDispatchRecord,
   Installation,
   Skill,
   Directory,
@@ -120,6 +121,10 @@ export type {
   JournalSnapshot,
   HistoryJournalPageRequest,
   HistoryJournalPageReply,
+  HistoryOpenSubmissionsRequest,
+  HistoryOpenSubmissionsReply,
+  OpenSubmission,
+  OpenSubmissionPosition,
   JournalNotice,
   LifecycleEvent,
   LifecycleEventData,
@@ -164,6 +169,7 @@ export {
   operationFields,
   canonicalJson,
   operationFingerprint,
+  sentMessageItemId,
 } from './operations.js';
 export type {
   OperationAction,

@@ -424,6 +424,37 @@ export interface HistoryJournalPageRequest extends HistorySessionScope {
 export type HistoryJournalPageReply =
   { ok: true; page: JournalPage } | { ok: false; reset: JournalResetReason; snapshot: JournalSnapshot };
 
+/**
+ * router → history: open submissions across stored sessions, oldest submitted first, for the
+ * router's crash-boundary sweep (`pending`) and its reconciler (`unknown`). Keyset paging by `after`.
+ */
+export interface HistoryOpenSubmissionsRequest {
+  dispatch_state: 'pending' | 'unknown';
+  /** Only those submitted at or after this time (ms). */
+  submitted_from?: number;
+  /** Only those submitted before this time (ms). */
+  submitted_before?: number;
+  /** The last one of the previous page. */
+  after?: OpenSubmissionPosition;
+  limit: number;
+}
+export interface OpenSubmissionPosition {
+  submitted_at: number;
+  session_id: string;
+  client_message_id: string;
+}
+/** An open submission and the session it belongs to (enough to journal its settlement). */
+export interface OpenSubmission {
+  session_id: string;
+  edge_id: string;
+  actor_id: string;
+  access_id: string;
+  submission: Submission;
+}
+export interface HistoryOpenSubmissionsReply {
+  submissions: OpenSubmission[];
+}
+
 /** history → subscribers (core NATS, not stored): a session's journal committed up to `head`. */
 export interface JournalNotice {
   session_id: string;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, operationFingerprint } from './operations.js';
-import { validateEdgeAgentRequest } from './validation.js';
-import type { EdgeAgentRequest } from './edge-agent.js';
+import { edgeAgentRequestSchema, edgeAgentRpcRequestSchema } from './schemas.js';
+import { validateEdgeAgentRequest, validateRpcEnvelope } from './validation.js';
+import type { EdgeAgentRequest, EdgeAgentRPCRequest } from './edge-agent.js';
 
 const SESSION = '7c1e5a9b2d4f6e8a0c3b5d7f9e1a2c4b';
 const OPERATION_ID = `${Date.now()}-0123456789abcdef0123456789abcdef`;
@@ -82,8 +83,24 @@ describe('envelope validation', () => {
       'expected_revision on send',
       { client_operation_id: OPERATION_ID, payload_fingerprint: fingerprint, expected_revision: 1 },
     ],
+    ['retry_unknown without the envelope', { retry_unknown: true }],
   ])('refuses %s', (_name, fields) => {
     expect(validateEdgeAgentRequest({ ...send, ...fields }).ok).toBe(false);
+  });
+
+  it('takes retry_unknown on send only, outside the fingerprint', () => {
+    const enveloped = {
+      client_operation_id: OPERATION_ID,
+      payload_fingerprint: fingerprint,
+      retry_unknown: true,
+    };
+    expect(validateEdgeAgentRequest({ ...send, ...enveloped })).toEqual({ ok: true });
+    expect(validateEdgeAgentRequest({ ...send, action: 'interrupt', text: undefined, ...enveloped }).ok).toBe(
+      false,
+    );
+    expect(operationFingerprint('send', { ...send, retry_unknown: true })).toBe(
+      operationFingerprint('send', send),
+    );
   });
 
   it('refuses the envelope on a reading action', () => {
@@ -95,5 +112,41 @@ describe('envelope validation', () => {
       payload_fingerprint: fingerprint,
     };
     expect(validateEdgeAgentRequest(poll).ok).toBe(false);
+  });
+});
+
+describe('edge RPC dispatch ids', () => {
+  const rpc = (request: EdgeAgentRequest, extra: Partial<EdgeAgentRPCRequest> = {}): EdgeAgentRPCRequest => ({
+    version: 1,
+    actor_id: 'u',
+    request,
+    ...extra,
+  });
+
+  it('allows dispatch_id on send and requires it, with a session, for dispatch_status', () => {
+    const send: EdgeAgentRequest = { edge_id: '1', action: 'send', session_id: SESSION, text: 'hi' };
+    expect(validateRpcEnvelope(rpc(send, { dispatch_id: OPERATION_ID }))).toEqual({ ok: true });
+    const status: EdgeAgentRequest = { edge_id: '1', action: 'dispatch_status', session_id: SESSION };
+    expect(validateRpcEnvelope(rpc(status, { dispatch_id: OPERATION_ID }))).toEqual({ ok: true });
+    expect(validateRpcEnvelope(rpc(status)).ok).toBe(false);
+    expect(
+      validateRpcEnvelope(rpc({ ...status, session_id: undefined }, { dispatch_id: OPERATION_ID })).ok,
+    ).toBe(false);
+    const poll: EdgeAgentRequest = { edge_id: '1', action: 'poll', session_id: SESSION };
+    expect(validateRpcEnvelope(rpc(poll, { dispatch_id: OPERATION_ID })).ok).toBe(false);
+  });
+
+  it('refuses dispatch_status over HTTP and a malformed dispatch id on the edge wire', () => {
+    expect(
+      edgeAgentRequestSchema.safeParse({ edge_id: '1', action: 'dispatch_status', session_id: SESSION })
+        .success,
+    ).toBe(false);
+    const wire = {
+      version: 1,
+      actor_id: 'u',
+      request: { edge_id: '1', action: 'send', session_id: SESSION },
+    };
+    expect(edgeAgentRpcRequestSchema.safeParse({ ...wire, dispatch_id: OPERATION_ID }).success).toBe(true);
+    expect(edgeAgentRpcRequestSchema.safeParse({ ...wire, dispatch_id: 'not-an-id' }).success).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
 // of its dispatch. Everything here is additive: a request without the envelope behaves exactly
 // as before, and the fields below appear in a reply only when the request carried one.
 import { createHash } from 'node:crypto';
-import type { EdgeAgentAction, EdgeAgentRequest } from './edge-agent.js';
+import type { EdgeAgentAction, EdgeAgentRequest, EdgeAgentResult } from './edge-agent.js';
 
 /** The actions that accept the envelope. */
 export const OPERATION_ACTIONS = [
@@ -28,12 +28,16 @@ export function isOperationAction(action: string): action is OperationAction {
 export const CLIENT_OPERATION_ID_PATTERN = /^\d{13}-[0-9a-f]{32}$/;
 export const PAYLOAD_FINGERPRINT_PATTERN = /^[0-9a-f]{64}$/;
 
-/** The envelope fields of EdgeAgentRequest (all optional; id and fingerprint come together). */
+/**
+ * The envelope fields of EdgeAgentRequest (all optional; id and fingerprint come together), and
+ * the send's control flag `retry_unknown`. The router strips them before a request goes to an edge.
+ */
 export const ENVELOPE_FIELDS = [
   'client_operation_id',
   'expected_runtime_fence',
   'payload_fingerprint',
   'expected_revision',
+  'retry_unknown',
 ] as const;
 
 /** The wire method a fingerprint names, one per action (stable: clients hash it). */
@@ -96,6 +100,19 @@ export function operationFingerprint(action: OperationAction, request: EdgeAgent
     fields: operationFields(action, request),
   };
   return createHash('sha256').update(canonicalJson(payload)).digest('hex');
+}
+
+/**
+ * The journal item of the user message a send produced: the last user message of the reply's
+ * display window (`m:<window>:<index>`, the id history's reducer gives that message). The router
+ * names an accepted submission with it; an edge names its dispatch record with it.
+ */
+export function sentMessageItemId(reply: Pick<EdgeAgentResult, 'messages' | 'window'>): string | undefined {
+  const messages = reply.messages ?? [];
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    if (messages[index]?.role === 'user') return `m:${reply.window ?? 0}:${index}`;
+  }
+  return undefined;
 }
 
 /** The refusal codes of the seed, each returned where the reference returns it. */

@@ -383,6 +383,16 @@ describe('requestSchemas', () => {
       cursor: { epoch: 'e1', sequence: 0 },
       limit: 200,
     },
+    historyOpenSubmissions: {
+      dispatch_state: 'pending',
+      submitted_before: 1_800_000_000_000,
+      after: {
+        submitted_at: 1_799_000_000_000,
+        session_id: SESSION,
+        client_message_id: `1799000000000-${'a'.repeat(32)}`,
+      },
+      limit: 200,
+    },
   };
   const names = Object.keys(VALID) as RequestName[];
 

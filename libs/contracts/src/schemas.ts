@@ -161,6 +161,7 @@ function requestObject<A extends EdgeAgentAnyAction>(actions: readonly [A, ...A[
     expected_runtime_fence: z.int().optional(),
     payload_fingerprint: z.string().optional(),
     expected_revision: z.int().optional(),
+    retry_unknown: z.boolean().optional(),
   });
 }
 
@@ -253,6 +254,7 @@ export const edgeAgentRpcRequestSchema: z.ZodType<EdgeAgentRPCRequest> = z.stric
   project_root: z.string().optional(),
   resume: resumeStateSchema.optional(),
   reset_revision: z.int().min(0).optional(),
+  dispatch_id: z.string().regex(CLIENT_OPERATION_ID_PATTERN).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +386,13 @@ export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object({
     .optional(),
   request_service_ms: z.number().nullable().optional(),
   operation: z.lazy(() => operationOutcomeSchema).optional(),
+  dispatch: z
+    .object({
+      state: z.enum(['accepted', 'rejected', 'absent']),
+      status: statusSchema.optional(),
+      item_id: z.string().min(1).max(INTERNAL_ID_MAX_LENGTH).optional(),
+    })
+    .optional(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -657,4 +666,17 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
   historyDelete: sessionScopeSchema,
   historyTranscript: z.strictObject({ ...sessionScopeShape, before: countSchema.optional() }),
   historyJournalPage: journalPageSchema,
+  historyOpenSubmissions: z.strictObject({
+    dispatch_state: z.enum(['pending', 'unknown']),
+    submitted_from: timestampSchema.optional(),
+    submitted_before: timestampSchema.optional(),
+    after: z
+      .strictObject({
+        submitted_at: timestampSchema,
+        session_id: opaqueIdSchema,
+        client_message_id: z.string().regex(CLIENT_OPERATION_ID_PATTERN),
+      })
+      .optional(),
+    limit: z.int().min(1).max(JOURNAL_PAGE_MAX_LIMIT),
+  }),
 };

@@ -31,6 +31,8 @@ import type {
   HistoryTranscriptRequest,
   HistoryJournalPageReply,
   HistoryJournalPageRequest,
+  HistoryOpenSubmissionsReply,
+  HistoryOpenSubmissionsRequest,
   JournalNotice,
   AuditRecord,
   PresenceReply,
@@ -77,6 +79,8 @@ const REQUEST_VERBS = {
   historyTranscript: 'history.transcript',
   /** api → history: one page of a session's structured journal (tail, before, after). */
   historyJournalPage: 'history.journal-page',
+  /** router → history: open submissions across stored sessions (crash-boundary sweep, reconciler). */
+  historyOpenSubmissions: 'history.open-submissions',
 } as const;
 export type RequestName = keyof typeof REQUEST_VERBS;
 
@@ -170,6 +174,7 @@ export interface RequestMap {
   historyDelete: [HistoryDeleteRequest, HistoryDeleteReply];
   historyTranscript: [HistoryTranscriptRequest, HistoryTranscriptReply];
   historyJournalPage: [HistoryJournalPageRequest, HistoryJournalPageReply];
+  historyOpenSubmissions: [HistoryOpenSubmissionsRequest, HistoryOpenSubmissionsReply];
 }
 export type RequestOf<N extends RequestName> = RequestMap[N][0];
 export type ReplyOf<N extends RequestName> = RequestMap[N][1] | RpcError;

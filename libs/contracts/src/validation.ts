@@ -224,18 +224,27 @@ function validateEnvelope(r: EdgeAgentRequest): ValidationResult {
   const fingerprint = r.payload_fingerprint;
   const fence = r.expected_runtime_fence;
   const revision = r.expected_revision;
-  if (id === undefined && fingerprint === undefined && fence === undefined && revision === undefined) {
+  const retryUnknown = r.retry_unknown;
+  if (
+    id === undefined &&
+    fingerprint === undefined &&
+    fence === undefined &&
+    revision === undefined &&
+    retryUnknown === undefined
+  ) {
     return OK;
   }
   if (!isOperationAction(r.action)) {
     return fail(
-      'client_operation_id, payload_fingerprint, expected_runtime_fence and expected_revision are only allowed with send, interrupt, approve, answer, model and permissions',
+      'client_operation_id, payload_fingerprint, expected_runtime_fence, expected_revision and retry_unknown are only allowed with send, interrupt, approve, answer, model and permissions',
     );
   }
   if ((id === undefined) !== (fingerprint === undefined)) {
     return fail('client_operation_id and payload_fingerprint must be sent together');
   }
-  if (id === undefined) return fail('expected_runtime_fence and expected_revision need client_operation_id');
+  if (id === undefined) {
+    return fail('expected_runtime_fence, expected_revision and retry_unknown need client_operation_id');
+  }
   if (id.trim() === '' || id.length > CLIENT_OPERATION_ID_MAX_LENGTH || hasControlChars(id)) {
     return fail(`client_operation_id must be 1 to ${CLIENT_OPERATION_ID_MAX_LENGTH} printable characters`);
   }
@@ -252,6 +261,8 @@ function validateEnvelope(r: EdgeAgentRequest): ValidationResult {
     if (!Number.isSafeInteger(revision) || revision < 1)
       return fail('expected_revision must be a positive integer');
   }
+  if (retryUnknown !== undefined && r.action !== 'send')
+    return fail('retry_unknown is only allowed with send');
   return OK;
 }
 
@@ -547,6 +558,12 @@ export function validateRpcEnvelope(rpc: EdgeAgentRPCRequest): ValidationResult 
   const action = rpc.request.action;
   if ((rpc.reset_revision ?? 0) !== 0 && action !== 'send') {
     return fail('reset_revision is only allowed with send');
+  }
+  if (rpc.dispatch_id !== undefined && action !== 'send' && action !== 'dispatch_status') {
+    return fail('dispatch_id is only allowed with send and dispatch_status');
+  }
+  if (action === 'dispatch_status' && (rpc.dispatch_id === undefined || !rpc.request.session_id)) {
+    return fail('dispatch_status needs dispatch_id and session_id');
   }
   if (rpc.version !== EDGE_AGENT_RPC_VERSION) return fail(`version must be ${EDGE_AGENT_RPC_VERSION}`);
   if (rpc.actor_id === '' || rpc.actor_id.length > ACTOR_ID_MAX_LENGTH) {

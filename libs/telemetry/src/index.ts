@@ -10,6 +10,7 @@ export {
   recordNatsRequest,
   recordTurnTiming,
   recordHistoryWrite,
+  recordSubmissionsSettled,
   registerGauge,
   subjectLabel,
 } from './metrics.js';

@@ -1,4 +1,10 @@
-import { metrics, type Attributes, type Histogram, type ObservableResult } from '@opentelemetry/api';
+import {
+  metrics,
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type ObservableResult,
+} from '@opentelemetry/api';
 
 /**
  * Every metric Tether exports, by its OpenTelemetry name. The Prometheus names (what dashboards
@@ -20,6 +26,7 @@ export const METRIC = {
   consumerLag: 'tether.jetstream.consumer.lag',
   historyWriteDuration: 'tether.history.write.duration',
   connectorsOnline: 'tether.connectors.online',
+  submissionsSettled: 'tether.submissions.settled',
 } as const;
 
 const METER = 'tether';
@@ -39,6 +46,7 @@ interface Instruments {
   firstReply: Histogram;
   finished: Histogram;
   historyWrite: Histogram;
+  submissionsSettled: Counter;
 }
 
 let instruments: Instruments | undefined;
@@ -60,6 +68,10 @@ function get(): Instruments {
     firstReply: latency(METRIC.turnFirstReply, 'Agent turn: start to first reply text.', TURN_BUCKETS_MS),
     finished: latency(METRIC.turnFinished, 'Agent turn: start to completion.', TURN_BUCKETS_MS),
     historyWrite: latency(METRIC.historyWriteDuration, 'History: one journal message stored in Postgres.'),
+    submissionsSettled: meter.createCounter(METRIC.submissionsSettled, {
+      description:
+        'Sends settled by the router crash boundary: swept to unknown, or reconciled from edge records.',
+    }),
   };
   return instruments;
 }
@@ -95,6 +107,12 @@ export function recordTurnTiming(timing: TurnTimingMs, agentKind: string, model:
 
 export function recordHistoryWrite(ms: number, outcome: 'stored' | 'failed'): void {
   get().historyWrite.record(ms, { outcome });
+}
+
+export type SubmissionSettlement = 'swept_unknown' | 'reconciled_accepted' | 'reconciled_rejected';
+
+export function recordSubmissionsSettled(count: number, outcome: SubmissionSettlement): void {
+  if (count > 0) get().submissionsSettled.add(count, { outcome });
 }
 
 /** A gauge read at scrape time; a failing read is skipped (the series goes stale, not wrong). */

@@ -238,6 +238,59 @@ describe('router idempotent mutations', () => {
     fake.stop();
   });
 
+  it('dispatches an unknown send again only on retry_unknown, under the same dispatch id and submission', async () => {
+    let sends = 0;
+    const fake = await edge((rpc) => {
+      if (rpc.request.action !== 'send') return okFor(rpc);
+      sends += 1;
+      return sends === 1 ? 'silent' : okFor(rpc);
+    });
+    const sid = await knownSession(fake.edgeId);
+    const request = enveloped('send', { edge_id: fake.edgeId, session_id: sid, text: 'again' });
+    expect((await route(request)).operation?.submission?.dispatch_state).toBe('unknown');
+    // A plain retry replays; retry_unknown on it is a control flag, outside the fingerprint.
+    expect((await route(request)).operation).toMatchObject({ replayed: true });
+    expect(fake.count('send')).toBe(1);
+    const retried = await route({ ...request, retry_unknown: true });
+    expect(retried.status).toBe('ok');
+    expect(retried.operation).toMatchObject({
+      replayed: false,
+      submission: {
+        client_message_id: request.client_operation_id,
+        dispatch_state: 'accepted',
+        item_id: 'm:0:0',
+      },
+    });
+    // Both dispatches named the operation, so the edge could answer the second with the first.
+    const dispatched = fake.requests.filter((rpc) => rpc.request.action === 'send');
+    expect(dispatched.map((rpc) => rpc.dispatch_id)).toEqual([
+      request.client_operation_id,
+      request.client_operation_id,
+    ]);
+    expect(dispatched.every((rpc) => rpc.request.retry_unknown === undefined)).toBe(true);
+    // Settled now: neither a plain retry nor another retry_unknown dispatches again.
+    expect((await route({ ...request, retry_unknown: true })).operation).toMatchObject({
+      replayed: true,
+      submission: { dispatch_state: 'accepted' },
+    });
+    expect(fake.count('send')).toBe(2);
+    // One submission: its write-ahead row, the unknown settlement, then the acceptance.
+    expect(await submissionStates(sid)).toEqual(['pending', 'unknown', 'accepted']);
+    fake.stop();
+  });
+
+  it('never dispatches an accepted or rejected send again for retry_unknown', async () => {
+    const fake = await edge((rpc) => (rpc.request.action === 'send' ? result('busy') : okFor(rpc)));
+    const sid = await knownSession(fake.edgeId);
+    const request = enveloped('send', { edge_id: fake.edgeId, session_id: sid, text: 'no' });
+    expect((await route(request)).operation?.submission?.dispatch_state).toBe('rejected');
+    const retried = await route({ ...request, retry_unknown: true });
+    expect(retried.status).toBe('busy');
+    expect(retried.operation).toMatchObject({ replayed: true, submission: { dispatch_state: 'rejected' } });
+    expect(fake.count('send')).toBe(1);
+    fake.stop();
+  });
+
   it('settles an unreadable answer as unknown, and a send nobody received as rejected', async () => {
     const garbled = await edge((rpc) => (rpc.request.action === 'send' ? 'garbage' : okFor(rpc)));
     const sid = await knownSession(garbled.edgeId);

@@ -190,6 +190,11 @@ const FIELD_SCHEMAS: { [F in Exclude<RequestField, 'file'>]: Schema } = {
     minimum: 1,
     description: 'approve, answer: the prompt revision answered (1 while pending); compare-and-set.',
   },
+  retry_unknown: {
+    type: 'boolean',
+    description:
+      'send with the envelope: dispatch again a send whose submission is `unknown` (nothing else is re-run). A control flag, outside the fingerprint.',
+  },
 };
 
 const FILE_NAME: Schema = boundedBytes(
@@ -268,6 +273,7 @@ const sessionAction = (summary: string, required: RequestField[] = [], optional:
 /** The mutation envelope, optional on the six mutating actions (docs/contract.md). */
 const ENVELOPE: RequestField[] = ['client_operation_id', 'payload_fingerprint', 'expected_runtime_fence'];
 const PROMPT_ENVELOPE: RequestField[] = [...ENVELOPE, 'expected_revision'];
+const SEND_ENVELOPE: RequestField[] = [...ENVELOPE, 'retry_unknown'];
 const fileAction = (summary: string): ActionShape => ({
   summary,
   required: ['access_id', 'session_id', 'file'],
@@ -306,7 +312,7 @@ export const ACTION_SHAPES: { [A in EdgeAgentAction]: ActionShape } = {
   send: {
     summary: 'Send a turn: text and/or attachments, optionally with a skill.',
     required: ['session_id'],
-    optional: ['access_id', 'text', 'skill_id', 'attachments', ...ENVELOPE],
+    optional: ['access_id', 'text', 'skill_id', 'attachments', ...SEND_ENVELOPE],
     extra: {
       anyOf: [
         { required: ['text'], properties: { text: { type: 'string', minLength: 1 } } },

@@ -141,6 +141,50 @@ describe('SessionsService with the scripted driver', () => {
     expect((await h.call({ action: 'poll', session_id: id, access_id: ACCESS })).closed).toBeFalsy();
   });
 
+  it('answers a second send of one dispatch id with the first outcome, never a second turn', async () => {
+    const h = harness();
+    const id = await h.start(ACCESS);
+    const dispatchId = `${Date.now()}-${'c'.repeat(32)}`;
+    const send = { action: 'send' as const, session_id: id, access_id: ACCESS, text: 'once' };
+    const status = () => h.call({ action: 'dispatch_status', session_id: id }, { dispatch_id: dispatchId });
+    expect((await status()).dispatch).toEqual({ state: 'absent' });
+    const [first, second] = await Promise.all([
+      h.call(send, { dispatch_id: dispatchId }),
+      h.call(send, { dispatch_id: dispatchId }),
+    ]);
+    expect(first.status).toBe('ok');
+    expect(second.status).toBe('ok');
+    const done = await h.waitFor(id, idle);
+    expect(done.messages?.filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['once']);
+    // Once the turn is over, a third copy still starts nothing.
+    expect((await h.call(send, { dispatch_id: dispatchId })).status).toBe('ok');
+    expect((await h.call({ action: 'poll', session_id: id, access_id: ACCESS })).messages).toHaveLength(2);
+    expect((await status()).dispatch).toEqual({ state: 'accepted', item_id: 'm:0:0' });
+    // Another owner learns nothing about it.
+    expect(
+      (
+        await h.call(
+          { action: 'dispatch_status', session_id: id },
+          { dispatch_id: dispatchId, actor_id: '2' },
+        )
+      ).dispatch,
+    ).toEqual({ state: 'absent' });
+  });
+
+  it('records a first-hand refusal of a dispatch id and answers it again without running', async () => {
+    const h = harness();
+    const id = await h.start(ACCESS);
+    const dispatchId = `${Date.now()}-${'d'.repeat(32)}`;
+    const blank = { action: 'send' as const, session_id: id, access_id: ACCESS, text: '   ' };
+    expect((await h.call(blank, { dispatch_id: dispatchId })).status).toBe('invalid_request');
+    expect(
+      (await h.call({ action: 'dispatch_status', session_id: id }, { dispatch_id: dispatchId })).dispatch,
+    ).toEqual({ state: 'rejected', status: 'invalid_request' });
+    expect((await h.call(blank, { dispatch_id: dispatchId })).status).toBe('invalid_request');
+    // A send without a dispatch id is unaffected.
+    expect((await h.call({ ...blank, text: 'fine' })).status).toBe('ok');
+  });
+
   it('refuses a second send while a turn runs, and ignores events of a foreign turn', async () => {
     const h = harness({
       rules: [

@@ -6,10 +6,12 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   APPROVAL_DECISIONS,
   EDGE_AGENT_ACTIONS,
+  EDGE_AGENT_INTERNAL_ACTIONS,
   FILE_ACTIONS,
   Limits,
   PERMISSION_MODES,
   result,
+  sentMessageItemId,
   type ApprovalDecision,
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
@@ -24,6 +26,7 @@ import { hashId, randomId } from '../common/random.js';
 import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
 import { FilesService } from '../files/files.service.js';
 import { BINDINGS_MAX, BindingStore, BindingStoreError } from './bindings.js';
+import { DispatchRecords } from './dispatch-records.js';
 import {
   LiveSession,
   validTitle,
@@ -62,7 +65,7 @@ const MODELS_MAX = 256;
 /** Actions of the contract this edge does not serve yet; clients learn it from the status. */
 const NOT_YET_SERVED: ReadonlySet<string> = new Set(['transcript']);
 const FILE_ACTION_SET: ReadonlySet<string> = new Set(FILE_ACTIONS);
-const KNOWN_ACTIONS: ReadonlySet<string> = new Set([...EDGE_AGENT_ACTIONS, 'snapshot', 'expire']);
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set([...EDGE_AGENT_ACTIONS, ...EDGE_AGENT_INTERNAL_ACTIONS]);
 
 const systemClock: SessionClock = { monotonic: () => performance.now(), wall: () => Date.now() };
 
@@ -85,6 +88,8 @@ export class SessionsService {
   private readonly resuming = new Set<string>();
   /** The resume bindings of saved sessions (the file actions check them too). */
   readonly bindings: BindingStore;
+  /** What became of each send that named a dispatch id (dispatch-records.ts). */
+  readonly dispatches: DispatchRecords;
 
   constructor(
     @Inject(AGENT_DRIVER) private readonly driver: AgentDriver,
@@ -95,6 +100,7 @@ export class SessionsService {
   ) {
     this.clock = options.clock ?? systemClock;
     this.bindings = new BindingStore(options.dataDir ?? null);
+    this.dispatches = new DispatchRecords(() => this.clock.wall());
   }
 
   get liveSessions(): number {
@@ -146,6 +152,8 @@ export class SessionsService {
         return this.watch(rpc, signal);
       case 'send':
         return this.send(rpc);
+      case 'dispatch_status':
+        return Promise.resolve(this.dispatchStatus(rpc));
       case 'interrupt':
         return this.interrupt(rpc);
       case 'stop':
@@ -499,49 +507,97 @@ export class SessionsService {
 
   // ---- turns ----
 
+  /**
+   * A send that names a dispatch id has one outcome however often it arrives: the first is
+   * recorded (under the session lock, so a concurrent second one waits and then reads it), and a
+   * later one answers it instead of starting another turn.
+   */
   private send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const session = this.lookup(rpc);
-    const request = rpc.request;
+    const id = rpc.dispatch_id;
+    if (!id) return session.lock.run(() => this.sendLocked(rpc, session));
     return session.lock.run(async () => {
-      // The session may have been discarded while this send waited for the lock.
       this.lookup(rpc);
-      let attached: PreparedAttachments | undefined;
-      if ((request.attachments ?? []).length > 0) {
-        if (!this.files || !session.agent?.capabilities.attachments)
-          throw new EdgeStatusError('upgrade_required', 'This agent takes no attachments.');
-        attached = await this.files.prepareAttachments(session, request.attachments ?? []);
+      const prior = this.dispatches.find(session.owner, session.id, id);
+      if (prior?.state === 'accepted') {
+        return { ...session.snapshot(), dispatch: this.dispatches.describe(session.owner, session.id, id) };
       }
+      if (prior) {
+        const status = prior.status && prior.status !== 'ok' ? prior.status : 'unavailable';
+        throw new EdgeStatusError(status, 'This dispatch was refused before.');
+      }
+      let reply: EdgeAgentResult;
       try {
-        this.checkSend(rpc, session, attached);
+        reply = await this.sendLocked(rpc, session);
       } catch (error) {
-        await this.files?.attachments.discard(attached);
+        const status = toPublicStatus(error).status;
+        this.dispatches.record({ owner: session.owner, session: session.id, id, state: 'rejected', status });
         throw error;
       }
-      const text = request.text ?? '';
-      const skill = request.skill_id
-        ? session.skills.find((candidate) => candidate.id === request.skill_id)
-        : undefined;
-      if (rpc.reset_revision) session.resetWindow();
-      session.beginTurn(text, attached?.files);
-      const timing = session.turnTiming;
-      try {
-        if (!session.agent) throw new EdgeStatusError('busy', 'The session has no agent.');
-        const { turnId } = await session.agent.startTurn({
-          text: attached ? promptWithAttachments(text, attached.paths) : text,
-          permissionMode: session.permissionMode,
-          model: session.selectedModel,
-          skill: skill?.info,
-          ...(attached && attached.images.length > 0 ? { images: attached.images } : {}),
-        });
-        session.turnDispatched(turnId, timing);
-      } catch {
-        this.log.warn(`Session ${session.id} failed to dispatch a turn; closing it.`);
-        await this.closeFailedTurn(session);
-      }
-      // The previous turn's image snapshots are no longer needed by the agent.
-      await this.files?.attachments.turnStarted(session.id, attached);
-      return session.snapshot();
+      const itemId = sentMessageItemId(reply);
+      this.dispatches.record({
+        owner: session.owner,
+        session: session.id,
+        id,
+        state: 'accepted',
+        ...(itemId ? { itemId } : {}),
+      });
+      return reply;
     });
+  }
+
+  /** The reconciler's question: what became of this dispatch id (`absent` proves nothing). */
+  private dispatchStatus(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
+    const sessionId = rpc.request.session_id ?? '';
+    const dispatch = this.dispatches.describe(rpc.actor_id, sessionId, rpc.dispatch_id ?? '');
+    return result('ok', { session_id: sessionId, dispatch });
+  }
+
+  private async sendLocked(rpc: EdgeAgentRPCRequest, session: LiveSession): Promise<EdgeAgentResult> {
+    const request = rpc.request;
+    // The session may have been discarded while this send waited for the lock.
+    this.lookup(rpc);
+    let attached: PreparedAttachments | undefined;
+    if ((request.attachments ?? []).length > 0) {
+      if (!this.files || !session.agent?.capabilities.attachments)
+        throw new EdgeStatusError('upgrade_required', 'This agent takes no attachments.');
+      attached = await this.files.prepareAttachments(session, request.attachments ?? []);
+    }
+    try {
+      this.checkSend(rpc, session, attached);
+    } catch (error) {
+      await this.files?.attachments.discard(attached);
+      throw error;
+    }
+    const text = request.text ?? '';
+    const skill = request.skill_id
+      ? session.skills.find((candidate) => candidate.id === request.skill_id)
+      : undefined;
+    if (rpc.reset_revision) session.resetWindow();
+    session.beginTurn(text, attached?.files);
+    const timing = session.turnTiming;
+    try {
+      if (!session.agent) throw new EdgeStatusError('busy', 'The session has no agent.');
+      const { turnId } = await session.agent.startTurn({
+        text: attached ? promptWithAttachments(text, attached.paths) : text,
+        permissionMode: session.permissionMode,
+        model: session.selectedModel,
+        skill: skill?.info,
+        ...(attached && attached.images.length > 0 ? { images: attached.images } : {}),
+      });
+      session.turnDispatched(turnId, timing);
+    } catch {
+      this.log.warn(`Session ${session.id} failed to dispatch a turn; closing it.`);
+      await this.closeFailedTurn(session);
+    }
+    // The previous turn's image snapshots are no longer needed by the agent. The turn has begun:
+    // a failed clean-up must not turn the send into a refusal.
+    try {
+      await this.files?.attachments.turnStarted(session.id, attached);
+    } catch (error) {
+      this.log.warn(`Session ${session.id} kept old attachment snapshots: ${(error as Error).message}`);
+    }
+    return session.snapshot();
   }
 
   /** The refusals of a send before anything changes (reference §2.3 send steps 2-5). */

@@ -44,6 +44,11 @@ export interface DispatchObserver {
    * happened. Throwing (or resolving false) stops the call, which then answers `unavailable`.
    */
   beforePublish?: () => Promise<boolean>;
+  /**
+   * send: the operation id the edge records the dispatch under (`dispatch_id`), so a second
+   * dispatch of it answers the first outcome and the reconciler can ask what became of it.
+   */
+  dispatchId?: string;
   /** Set once the observed call finished (the last one, if several). */
   delivery?: Delivery;
 }
@@ -74,7 +79,8 @@ export class EdgeRpcClient {
   async call(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const store = this.observers.getStore();
     const observer = store?.action === rpc.request.action ? store : undefined;
-    const reply = await this.deliver(rpc, observer);
+    const sent = observer?.dispatchId ? { ...rpc, dispatch_id: observer.dispatchId } : rpc;
+    const reply = await this.deliver(sent, observer);
     if (observer) observer.delivery = reply.delivery;
     return reply.result;
   }

@@ -43,6 +43,14 @@ export class RedisKeys {
   operations(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:ops`;
   }
+  /** Which replica's sweep or reconciler handles an operation's submission now (short-lived). */
+  operationMark(sessionId: string, operationId: string, purpose: string): string {
+    return `${this.namespace}:{${sessionId}}:opmark:${purpose}:${operationId}`;
+  }
+  /** Held by the one replica running a round of the submission sweep and reconciler. */
+  submissionRound(): string {
+    return `${this.namespace}:submission-round`;
+  }
   /** A prompt's resolution, written by the compare-and-set before the edge is asked. */
   prompt(sessionId: string, kind: 'approval' | 'input', promptId: string): string {
     return `${this.namespace}:{${sessionId}}:prompt:${kind}:${promptId}`;

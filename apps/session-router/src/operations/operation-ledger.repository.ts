@@ -133,6 +133,49 @@ redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 `);
 
+/**
+ * The crash-boundary sweep's view of a submission history still shows `pending`: a record whose
+ * claim expired (its replica died) becomes `unknown` with the given answer, atomically, so a
+ * client retry racing the sweep either sees it settled or takes it over first, never both.
+ */
+const SWEEP = new LuaScript(`
+local r = redis.call('HMGET', KEYS[1], 'state', 'claim_until')
+if not r[1] then return 'absent' end
+if r[1] ~= 'pending' then return r[1] end
+if tonumber(r[2] or '0') > tonumber(ARGV[1]) then return 'running' end
+redis.call('HSET', KEYS[1], 'state', 'unknown', 'answer', ARGV[2], 'claim_until', '0')
+return 'swept'
+`);
+
+/**
+ * A send whose outcome is `unknown` runs again under a new claim, on the client's explicit
+ * `retry_unknown` only; the fence is checked again, as for a first run. The record keeps its id,
+ * fingerprint and retention: it is the same operation.
+ */
+const REOPEN = new LuaScript(`
+local r = redis.call('HMGET', KEYS[1], 'state')
+if r[1] ~= 'unknown' then return {'moved'} end
+local fence = redis.call('GET', KEYS[2]) or '0'
+if ARGV[3] ~= '' and fence ~= ARGV[3] then return {'stale', fence} end
+redis.call('HSET', KEYS[1], 'state', 'pending', 'claim', ARGV[1], 'claim_until', ARGV[2])
+redis.call('HDEL', KEYS[1], 'dispatching')
+return {'run', fence}
+`);
+
+/** Replaces a settled record's outcome (the reconciler learned what became of an unknown send). */
+const RESETTLE = new LuaScript(`
+local r = redis.call('HMGET', KEYS[1], 'state')
+if r[1] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'answer', ARGV[3])
+return 1
+`);
+
+/** What the sweep found: the record settled by it, or why it was left alone. */
+export type SweepOutcome = 'swept' | 'absent' | 'running' | Exclude<OperationState, 'pending'>;
+
+export type Reopen =
+  { kind: 'run'; claim: string; fence: number } | { kind: 'stale'; fence: number } | { kind: 'moved' };
+
 export function newClaim(): string {
   return randomBytes(12).toString('hex');
 }
@@ -235,6 +278,78 @@ export class OperationLedgerRepository {
       [claim, state, JSON.stringify(answer)],
     );
     return stored === 1;
+  }
+
+  async sweep(
+    sessionId: string,
+    operationId: string,
+    now: number,
+    answer: EdgeAgentResult,
+  ): Promise<SweepOutcome> {
+    const outcome = await SWEEP.run(
+      this.redis,
+      [this.keys.operation(sessionId, operationId)],
+      [now, JSON.stringify(answer)],
+    );
+    return outcome as SweepOutcome;
+  }
+
+  async reopen(
+    sessionId: string,
+    operationId: string,
+    now: number,
+    claimMs: number,
+    expectedFence?: number,
+  ): Promise<Reopen> {
+    const claim = newClaim();
+    const reply = (await REOPEN.run(
+      this.redis,
+      [this.keys.operation(sessionId, operationId), this.keys.fence(sessionId)],
+      [claim, now + claimMs, expectedFence ?? ''],
+    )) as [string, string?];
+    if (reply[0] === 'run') return { kind: 'run', claim, fence: Number(reply[1]) };
+    if (reply[0] === 'stale') return { kind: 'stale', fence: Number(reply[1]) };
+    return { kind: 'moved' };
+  }
+
+  async resettle(
+    sessionId: string,
+    operationId: string,
+    from: Exclude<OperationState, 'pending'>,
+    state: Exclude<OperationState, 'pending'>,
+    answer: EdgeAgentResult,
+  ): Promise<boolean> {
+    const stored = await RESETTLE.run(
+      this.redis,
+      [this.keys.operation(sessionId, operationId)],
+      [from, state, JSON.stringify(answer)],
+    );
+    return stored === 1;
+  }
+
+  /**
+   * A marker that one replica (the first to set it) handles `operationId` for the next `ttlMs`:
+   * the sweep and the reconciler use it so two rounds never journal the same settlement twice.
+   */
+  async mark(
+    sessionId: string,
+    operationId: string,
+    purpose: 'sweep' | 'reconcile',
+    ttlMs: number,
+  ): Promise<boolean> {
+    const set = await this.redis.set(
+      this.keys.operationMark(sessionId, operationId, purpose),
+      '1',
+      'PX',
+      ttlMs,
+      'NX',
+    );
+    return set === 'OK';
+  }
+
+  /** True for the one replica that runs the submission round of the next `ttlMs`. */
+  async holdRound(ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.submissionRound(), newClaim(), 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async drop(sessionId: string, operationId: string, claim: string): Promise<boolean> {

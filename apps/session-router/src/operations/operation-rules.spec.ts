@@ -1,4 +1,4 @@
-import { Limits, result } from '#contracts';
+import { Limits, result, sentMessageItemId } from '#contracts';
 import {
   asReplay,
   isExpiredId,
@@ -6,7 +6,6 @@ import {
   recordableAnswer,
   refusalStatus,
   retentionExpiry,
-  sentItemId,
   settleDispatch,
   withoutEnvelope,
 } from './operation-rules.js';
@@ -94,8 +93,8 @@ describe('replies', () => {
         { role: 'assistant', text: 'd' },
       ],
     });
-    expect(sentItemId(reply)).toBe('m:3:2');
-    expect(sentItemId(result('ok'))).toBeUndefined();
+    expect(sentMessageItemId(reply)).toBe('m:3:2');
+    expect(sentMessageItemId(result('ok'))).toBeUndefined();
   });
 
   it('marks a replay without touching the recorded answer', () => {

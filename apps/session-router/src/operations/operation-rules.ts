@@ -113,15 +113,6 @@ export function settleDispatch(reply: EdgeAgentResult, delivery: Delivery | unde
   return { state: 'rejected', reason: reply.status };
 }
 
-/** The journal item of the user message a send produced: the last user message of its window. */
-export function sentItemId(reply: EdgeAgentResult): string | undefined {
-  const messages = reply.messages ?? [];
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    if (messages[index]?.role === 'user') return `m:${reply.window ?? 0}:${index}`;
-  }
-  return undefined;
-}
-
 /**
  * What the ledger keeps of a reply to replay it: the reply itself, or (over the bound) its
  * identifying fields and the operation, so a few large snapshots cannot fill Redis.

@@ -12,6 +12,7 @@ import {
   type PromptResolution,
   type RouterEdgeAgentRequest,
   type Submission,
+  sentMessageItemId,
 } from '#contracts';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient, type Delivery, type DispatchObserver } from '../common/edge-rpc.client.js';
@@ -27,7 +28,6 @@ import {
   recordableAnswer,
   refusalReply,
   retentionExpiry,
-  sentItemId,
   settleDispatch,
   withoutEnvelope,
   type OperationContext,
@@ -55,6 +55,12 @@ const EMPTY_RECORD: OperationRecord = {
   fence: 0,
   recordedAt: 0,
 };
+
+/** A submission's fields without the previous settlement's (a resend settles afresh). */
+function withoutSettlement(submission: Submission): Submission {
+  const { reason: _reason, item_id: _item, resolved_at: _resolved, ...rest } = submission;
+  return rest;
+}
 
 /** The unchanged path of a request (lease renewal, stored sessions, edge call) without the envelope. */
 export type Execute = (request: EdgeAgentRequest) => Promise<EdgeAgentResult>;
@@ -260,6 +266,7 @@ export class OperationsService {
         // Dropped meanwhile (its run was refused before any effect): admit it afresh.
         return this.route(base.command, base.action, base.execute);
       }
+      if (record.state === 'unknown' && base.action === 'send') return this.replayUnknownSend(base, record);
       if (record.state !== 'pending') return this.settledAnswer(base, record);
       const now = Date.now();
       if (record.claimUntil <= now) {
@@ -301,6 +308,36 @@ export class OperationsService {
     );
   }
 
+  /**
+   * A send whose outcome is `unknown` (reference orca §3.5, §4 send): a plain retry replays it
+   * (ok, the submission still `unknown`: never proof either way); the client's explicit
+   * `retry_unknown` dispatches it again under a new claim, keeping its one submission. The edge
+   * answers a dispatch id it already had with that first outcome, so this cannot make a second turn
+   * while the edge still holds the record.
+   */
+  private async replayUnknownSend(base: Run, record: OperationRecord): Promise<EdgeAgentResult> {
+    const sessionId = base.scope.session_id;
+    const submission = record.answer?.operation?.submission;
+    const request = base.command.request;
+    if (!request.retry_unknown || submission?.dispatch_state !== 'unknown') {
+      return this.settledAnswer(base, record);
+    }
+    const reopened = await this.ledger.reopen(
+      sessionId,
+      base.id,
+      Date.now(),
+      this.config.operationClaimMs,
+      request.expected_runtime_fence,
+    );
+    if (reopened.kind === 'run') {
+      return this.runSend({ ...base, claim: reopened.claim, fence: reopened.fence }, submission);
+    }
+    if (reopened.kind === 'stale') return this.staleFence(base.id, reopened.fence, sessionId);
+    // Another retry reopened (or settled) it meanwhile: answer as its duplicate.
+    const current = await this.ledger.read(sessionId, base.id);
+    return this.replay(base, current ?? { ...EMPTY_RECORD, claimUntil: Date.now() + 1 });
+  }
+
   private context(run: Run): OperationContext {
     return { client_operation_id: run.id, fence: run.fence };
   }
@@ -325,6 +362,7 @@ export class OperationsService {
     let lostClaim = false;
     const observer: DispatchObserver = {
       action: run.action,
+      ...(run.action === 'send' ? { dispatchId: run.id } : {}),
       beforePublish: async () => {
         published = await this.ledger.markDispatching(run.scope.session_id, run.id, run.claim);
         lostClaim = !published;
@@ -403,17 +441,20 @@ export class OperationsService {
    * (reference orca §4 send, §9.4). An unconfirmed dispatch is `unknown` and answers ok with that
    * submission: it is never re-sent for the user.
    */
-  private async runSend(run: Run): Promise<EdgeAgentResult> {
+  private async runSend(run: Run, resent?: Submission): Promise<EdgeAgentResult> {
     const sessionId = run.scope.session_id;
-    const pending: Submission = {
-      client_message_id: run.id,
-      fence: run.fence,
-      payload_fingerprint: run.fingerprint,
-      dispatch_state: 'pending',
-      submitted_at: Date.now(),
-    };
+    // A resend (retry_unknown) settles the submission it already has: no second bubble.
+    const pending: Submission = resent
+      ? { ...resent, dispatch_state: 'pending' }
+      : {
+          client_message_id: run.id,
+          fence: run.fence,
+          payload_fingerprint: run.fingerprint,
+          dispatch_state: 'pending',
+          submitted_at: Date.now(),
+        };
     try {
-      await this.journal.appendSubmission(run.scope, run.fence, pending);
+      if (!resent) await this.journal.appendSubmission(run.scope, run.fence, pending);
     } catch (error) {
       this.log.warn(
         `Submission ${run.id} of session ${sessionId} not journaled: ${(error as Error).message}`,
@@ -422,13 +463,18 @@ export class OperationsService {
       await this.ledger.drop(sessionId, run.id, run.claim);
       return result('unavailable', { session_id: sessionId, operation: this.outcome(run) });
     }
-    const { reply, delivery, lostClaim } = await this.dispatch(run);
+    const dispatched = await this.dispatch(run);
+    const { delivery, lostClaim } = dispatched;
+    // The edge's dispatch record is the router's business, not the client's.
+    const { dispatch: record, ...reply } = dispatched.reply;
     // The new claimant journals the settlement (the pending row is the same message).
     if (lostClaim) return this.yieldTo(run);
     const settlement = settleDispatch(reply, delivery);
-    const itemId = settlement.state === 'accepted' ? sentItemId(reply) : undefined;
+    // An edge that had the dispatch already answers its record, naming the message it made then.
+    const itemId =
+      settlement.state === 'accepted' ? (record?.item_id ?? sentMessageItemId(reply)) : undefined;
     let submission: Submission = {
-      ...pending,
+      ...withoutSettlement(pending),
       dispatch_state: settlement.state,
       ...(settlement.reason ? { reason: settlement.reason } : {}),
       ...(itemId ? { item_id: itemId } : {}),
@@ -441,7 +487,11 @@ export class OperationsService {
       this.log.warn(
         `Settlement of ${run.id} in session ${sessionId} not journaled: ${(error as Error).message}`,
       );
-      submission = { ...pending, dispatch_state: 'unknown', reason: 'journal_unavailable' };
+      submission = {
+        ...withoutSettlement(pending),
+        dispatch_state: 'unknown',
+        reason: 'journal_unavailable',
+      };
       return this.settle(
         run,
         'unknown',
