@@ -279,6 +279,27 @@ describe('router idempotent mutations', () => {
     fake.stop();
   });
 
+  it('keeps a send unknown when its retry_unknown never reaches an edge', async () => {
+    const silent = await edge((rpc) => (rpc.request.action === 'send' ? 'silent' : okFor(rpc)));
+    const sid = await knownSession(silent.edgeId);
+    const request = enveloped('send', { edge_id: silent.edgeId, session_id: sid, text: 'where?' });
+    expect((await route(request)).operation?.submission?.dispatch_state).toBe('unknown');
+    silent.stop();
+    await suite.nc.flush();
+    // Nobody listens now: that proves nothing about the first copy, so no `rejected` is written.
+    const retried = await route({ ...request, retry_unknown: true });
+    expect(retried.status).toBe('unavailable');
+    expect(retried.operation?.submission).toMatchObject({
+      dispatch_state: 'unknown',
+      reason: 'dispatch_unconfirmed',
+    });
+    expect(await submissionStates(sid)).toEqual(['pending', 'unknown']);
+    // Still unknown in the ledger too: a later retry_unknown may still dispatch it.
+    expect((await route({ ...request, retry_unknown: true })).operation?.submission?.dispatch_state).toBe(
+      'unknown',
+    );
+  });
+
   it('never dispatches an accepted or rejected send again for retry_unknown', async () => {
     const fake = await edge((rpc) => (rpc.request.action === 'send' ? result('busy') : okFor(rpc)));
     const sid = await knownSession(fake.edgeId);

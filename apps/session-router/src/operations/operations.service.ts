@@ -469,6 +469,15 @@ export class OperationsService {
     const { dispatch: record, ...reply } = dispatched.reply;
     // The new claimant journals the settlement (the pending row is the same message).
     if (lostClaim) return this.yieldTo(run);
+    if (resent && (delivery === undefined || delivery === 'not_delivered')) {
+      // Refused before the edge had this copy (busy: maybe the first copy's own turn still runs;
+      // or no edge listening). It proves nothing about the first dispatch: still unknown.
+      return this.settle(run, 'unknown', {
+        ...reply,
+        session_id: sessionId,
+        operation: this.outcome(run, { submission: resent }),
+      });
+    }
     const settlement = settleDispatch(reply, delivery);
     // An edge that had the dispatch already answers its record, naming the message it made then.
     const itemId =
