@@ -136,6 +136,7 @@ export {
   edgeAgentRequestSchema,
   edgeAgentRpcRequestSchema,
   edgeAgentResultSchema,
+  edgeRpcResultSchema,
   heartbeatSchema,
   journalEntrySchema,
   journalSubmissionEntrySchema,

@@ -278,7 +278,7 @@ const resultInstallationSchema: z.ZodType<Installation> = z.object({
  * dropped rather than refused, so an edge newer than the router still gets through; only
  * `version` and `status` are required. The caller still checks `version`.
  */
-export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object({
+const resultShape = {
   version: z.number(),
   status: statusSchema,
   installations: z.array(resultInstallationSchema).optional(),
@@ -386,6 +386,17 @@ export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object({
     .optional(),
   request_service_ms: z.number().nullable().optional(),
   operation: z.lazy(() => operationOutcomeSchema).optional(),
+};
+
+/** An edge_agent result as HTTP clients get it (and as the OpenAPI document describes it). */
+export const edgeAgentResultSchema: z.ZodType<EdgeAgentResult> = z.object(resultShape);
+
+/**
+ * What an edge answers the router: the same, plus the dispatch record of `dispatch_status` and of
+ * a send that repeated a dispatch id. The router keeps `dispatch` to itself.
+ */
+export const edgeRpcResultSchema: z.ZodType<EdgeAgentResult> = z.object({
+  ...resultShape,
   dispatch: z
     .object({
       state: z.enum(['accepted', 'rejected', 'absent']),

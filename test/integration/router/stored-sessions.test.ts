@@ -2,7 +2,14 @@
 // router and a real history service in-process on one namespace, and a raw NATS responder as the
 // edge. Rows are saved the way production saves them: journal entries through JetStream.
 import { jest } from '@jest/globals';
-import { result, type EdgeAgentRequest, type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
+import {
+  edgeToken,
+  result,
+  type EdgeAgentRequest,
+  type EdgeAgentResult,
+  type EdgeAgentRPCRequest,
+  type HistoryJournalPageReply,
+} from '#contracts';
 import { RpcRemoteError, requestService } from '#messaging';
 import { testServices } from '#test-support';
 import { Redis } from 'ioredis';
@@ -20,6 +27,7 @@ import { fakeEdge, type Suite } from './router-harness.js';
 jest.setTimeout(30_000);
 
 const OWNER = 'stored-owner';
+const EDGE_SECRET = 'stored-suite-edge-secret-0123456789';
 
 /** A scripted edge session: what a fake edge answers for snapshot, poll, send, stop, delete. */
 interface FakeSession {
@@ -44,7 +52,7 @@ describe('router + history: stored sessions', () => {
         TETHER_NATS_URL: services.natsUrl,
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: h.subjects.namespace,
-        TETHER_EDGE_SECRET: 'stored-suite-edge-secret-0123456789',
+        TETHER_EDGE_SECRET: EDGE_SECRET,
         TETHER_LOG_LEVEL: 'error',
       }),
     );
@@ -312,6 +320,56 @@ describe('router + history: stored sessions', () => {
     } finally {
       edge.stop();
     }
+  });
+
+  it('journals a round before the edge resets its window, though the edge’s own update of it was lost', async () => {
+    const session = sessionId();
+    // The router journals the session (revision 1); every later edge update is lost, as when a
+    // router dies before acking one and the edge retries with its newest state only.
+    await requestService(
+      h.nc,
+      h.subjects,
+      'routerSessionUpdate',
+      {
+        edge_id: edgeId,
+        edge_token: edgeToken(EDGE_SECRET, edgeId),
+        actor_id: OWNER,
+        access_id: accessId,
+        session_id: session,
+        revision: 1,
+        emitted_at: Date.now(),
+        snapshot: result('ok', { session_id: session, revision: 1, history_windowing: true }),
+      },
+      { timeoutMs: 10_000 },
+    );
+    const { edge, sessions } = scriptedEdge();
+    sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
+    await edge.ready();
+    try {
+      await route({ action: 'send', session_id: session, text: 'first round' });
+      await route({ action: 'send', session_id: session, text: 'second round' });
+      await route({ action: 'send', session_id: session, text: 'third round' });
+    } finally {
+      edge.stop();
+    }
+    // Rounds 0 and 1 were read from the edge before each reset and journaled: both are paged.
+    const deadline = Date.now() + 10_000;
+    let texts: unknown[] = [];
+    while (Date.now() < deadline) {
+      const reply: HistoryJournalPageReply = await h.call('historyJournalPage', {
+        actor_id: OWNER,
+        access_id: accessId,
+        edge_id: edgeId,
+        session_id: session,
+        direction: 'tail',
+        limit: 200,
+      });
+      const items = reply.ok ? reply.page.items : reply.snapshot.items;
+      texts = items.filter((item) => item.body?.['role'] === 'user').map((item) => item.body?.['text']);
+      if (texts.length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(texts).toEqual(['first round', 'second round']);
   });
 
   it('passes busy on a reset mismatch and refuses a running session before archiving', async () => {

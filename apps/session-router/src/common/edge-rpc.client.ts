@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   EDGE_AGENT_RPC_VERSION,
   Limits,
-  edgeAgentResultSchema,
+  edgeRpcResultSchema,
   isEdgeAgentStatus,
   result,
   type EdgeAgentAction,
@@ -140,7 +140,7 @@ export class EdgeRpcClient {
       this.log.warn(`Edge ${edgeId} answered ${action} with a status outside the allow-list.`);
       return { result: result('unavailable'), readable: false };
     }
-    const parsed = edgeAgentResultSchema.safeParse(reply);
+    const parsed = edgeRpcResultSchema.safeParse(reply);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       this.log.warn(

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LeasesModule } from '../leases/leases.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
+import { SessionUpdateModule } from '../session-update/session-update.module.js';
 import { WatchModule } from '../watch/watch.module.js';
 import { EdgeAgentHandler } from './edge-agent.handler.js';
 import { EdgeAgentService } from './edge-agent.service.js';
@@ -8,7 +9,7 @@ import { StoredSessionsService } from './stored-sessions.service.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
 
 @Module({
-  imports: [WatchModule, LeasesModule, OperationsModule],
+  imports: [WatchModule, LeasesModule, OperationsModule, SessionUpdateModule],
   controllers: [EdgeAgentHandler],
   providers: [EdgeAgentService, StoredSessionsService, TitleOverrideRepository],
 })

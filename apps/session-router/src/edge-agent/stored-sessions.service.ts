@@ -14,6 +14,7 @@ import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
 import { REDIS, SUBJECTS } from '../common/tokens.js';
 import { LifecyclePublisher } from '../session-update/lifecycle.js';
+import { SessionUpdateService } from '../session-update/session-update.service.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
 
 /**
@@ -47,6 +48,7 @@ export class StoredSessionsService {
     private readonly edge: EdgeRpcClient,
     private readonly history: HistoryClient,
     private readonly titles: TitleOverrideRepository,
+    private readonly journal: SessionUpdateService,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SUBJECTS) subjects: Subjects,
     @Inject(REDIS) redis: Redis,
@@ -111,6 +113,15 @@ export class StoredSessionsService {
       return result(
         error instanceof RpcRemoteError && error.code === 'not_found' ? 'not_found' : 'unavailable',
       );
+    }
+    try {
+      // The round's final state in the journal too, before the edge resets the window.
+      await this.journal.recordObserved(scope, snapshot);
+    } catch (error) {
+      this.log.warn(
+        `Window of session ${scope.session_id} not journaled, send refused: ${(error as Error).message}`,
+      );
+      return result('unavailable');
     }
     return this.edge.call({ ...rpc, reset_revision: snapshot.revision ?? 0 });
   }

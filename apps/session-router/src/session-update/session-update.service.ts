@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import {
   verifyEdgeToken,
+  type EdgeAgentResult,
   type JournalSubmissionEntry,
   type RevisionNotice,
   type SessionUpdate,
@@ -88,7 +89,34 @@ export class SessionUpdateService {
       throw new EdgeCredentialsRefusedError();
     }
     if (!SESSION_ID_PATTERN.test(sessionId)) throw new InvalidSessionIdError();
+    return this.store(update);
+  }
 
+  /**
+   * The edge's state as the router itself read it first-hand (the windowed send's snapshot),
+   * journaled like the edge's own update of that revision. A send resets the edge's display
+   * window; the window's final state must be in the journal before that. The edge's own update of
+   * it may have died with a router that never acked it, and the edge retries with its newest
+   * state only, so without this the round would never reach the journal. A revision the journal
+   * already holds is acknowledged as a duplicate (the usual case: one Redis read).
+   */
+  async recordObserved(scope: SubmissionScope, snapshot: EdgeAgentResult): Promise<SessionUpdateAck> {
+    if (!SESSION_ID_PATTERN.test(scope.session_id)) throw new InvalidSessionIdError();
+    return this.store({
+      edge_id: scope.edge_id,
+      // Never checked on this path: the router read the state from the edge itself.
+      edge_token: '',
+      actor_id: scope.actor_id,
+      ...(scope.access_id ? { access_id: scope.access_id } : {}),
+      session_id: scope.session_id,
+      revision: snapshot.revision ?? 0,
+      emitted_at: Date.now(),
+      snapshot,
+    });
+  }
+
+  private async store(update: SessionUpdate): Promise<SessionUpdateAck> {
+    const sessionId = update.session_id;
     const state = await this.repository.state(sessionId);
     if ((state.edge && state.edge !== update.edge_id) || (state.owner && state.owner !== update.actor_id)) {
       this.log.warn(
