@@ -171,6 +171,21 @@ describe('SessionsService with the scripted driver', () => {
     ).toEqual({ state: 'absent' });
   });
 
+  it('still answers an accepted dispatch id after its transient session is gone', async () => {
+    const h = harness();
+    const id = await h.start();
+    const dispatchId = `${Date.now()}-${'e'.repeat(32)}`;
+    const send = { action: 'send' as const, session_id: id, text: 'before stop' };
+    expect((await h.call(send, { dispatch_id: dispatchId })).status).toBe('ok');
+    await h.waitFor(id, idle, '');
+    expect((await h.call({ action: 'stop', session_id: id })).status).toBe('session_closed');
+    expect((await h.call({ action: 'poll', session_id: id })).status).toBe('not_found');
+    const again = await h.call(send, { dispatch_id: dispatchId });
+    expect(again).toMatchObject({ status: 'ok', dispatch: { state: 'accepted', item_id: 'm:0:0' } });
+    // Without the dispatch id it is an ordinary send to a session that no longer exists.
+    expect((await h.call(send)).status).toBe('not_found');
+  });
+
   it('records a first-hand refusal of a dispatch id and answers it again without running', async () => {
     const h = harness();
     const id = await h.start(ACCESS);

@@ -26,7 +26,7 @@ import { hashId, randomId } from '../common/random.js';
 import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
 import { FilesService } from '../files/files.service.js';
 import { BINDINGS_MAX, BindingStore, BindingStoreError } from './bindings.js';
-import { DispatchRecords } from './dispatch-records.js';
+import { DispatchRecords, type RecordedDispatch } from './dispatch-records.js';
 import {
   LiveSession,
   validTitle,
@@ -512,20 +512,22 @@ export class SessionsService {
    * recorded (under the session lock, so a concurrent second one waits and then reads it), and a
    * later one answers it instead of starting another turn.
    */
-  private send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
-    const session = this.lookup(rpc);
+  private async send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const id = rpc.dispatch_id;
+    let session: LiveSession;
+    try {
+      session = this.lookup(rpc);
+    } catch (error) {
+      // A session closed or discarded since it took this dispatch still answers what it did.
+      const prior = id ? this.dispatches.find(rpc.actor_id, rpc.request.session_id ?? '', id) : undefined;
+      if (prior) return this.recordedAnswer(prior);
+      throw error;
+    }
     if (!id) return session.lock.run(() => this.sendLocked(rpc, session));
     return session.lock.run(async () => {
       this.lookup(rpc);
       const prior = this.dispatches.find(session.owner, session.id, id);
-      if (prior?.state === 'accepted') {
-        return { ...session.snapshot(), dispatch: this.dispatches.describe(session.owner, session.id, id) };
-      }
-      if (prior) {
-        const status = prior.status && prior.status !== 'ok' ? prior.status : 'unavailable';
-        throw new EdgeStatusError(status, 'This dispatch was refused before.');
-      }
+      if (prior) return this.recordedAnswer(prior, session);
       let reply: EdgeAgentResult;
       try {
         reply = await this.sendLocked(rpc, session);
@@ -544,6 +546,18 @@ export class SessionsService {
       });
       return reply;
     });
+  }
+
+  /** A repeated dispatch id: its first outcome, never a second turn. */
+  private recordedAnswer(prior: RecordedDispatch, session?: LiveSession): EdgeAgentResult {
+    if (prior.state === 'rejected') {
+      const status = prior.status && prior.status !== 'ok' ? prior.status : 'unavailable';
+      throw new EdgeStatusError(status, 'This dispatch was refused before.');
+    }
+    const dispatch = this.dispatches.describe(prior.owner, prior.session, prior.id);
+    return session
+      ? { ...session.snapshot(), dispatch }
+      : result('ok', { session_id: prior.session, dispatch });
   }
 
   /** The reconciler's question: what became of this dispatch id (`absent` proves nothing). */
