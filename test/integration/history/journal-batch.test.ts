@@ -283,6 +283,74 @@ describe('history: batched journal ingest', () => {
     },
   );
 
+  it.each([
+    ['one session after the other', false],
+    ['interleaved row by row', true],
+  ])(
+    'stores the rows of several sessions given together (%s) exactly as the row-by-row fold; a second delivery changes nothing',
+    async (_, interleave) => {
+      const reference = await rowByRow();
+      const chains = [new Chain(), new Chain(), new Chain()];
+      type Entry = { message: JournalMessage; delivery: { streamSeq: number; force: boolean } };
+      const perChain: Entry[][] = chains.map(() => []);
+      let streamSeq = 5_000;
+      // Stream sequences interleave across the sessions, as on the real stream.
+      for (let more = true; more;) {
+        more = false;
+        chains.forEach((chain, index) => {
+          const message = chain.next();
+          if (!message) return;
+          more = true;
+          const own = perChain[index]!;
+          message.prev_stream_seq = own.at(-1)?.delivery.streamSeq ?? 0;
+          streamSeq += 1;
+          own.push({ message, delivery: { streamSeq, force: false } });
+        });
+      }
+      const ordered = interleave
+        ? Array.from({ length: Math.max(...perChain.map((own) => own.length)) }, (_, step) =>
+            perChain.flatMap((own) => (own[step] ? [own[step]] : [])),
+          ).flat()
+        : perChain.flat();
+
+      expect(await service.persistBatch(ordered)).toEqual(ordered.map(() => 'saved'));
+      const expected = await comparable(reference);
+      for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
+
+      expect(await service.persistBatch(ordered)).toEqual(ordered.map(() => 'unchanged'));
+      for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
+    },
+  );
+
+  it('stores the sessions given together on their own terms: a gone access stores nothing, the others apply', async () => {
+    const steps = SCRIPT.slice(0, 3);
+    const reference = await rowByRow(steps);
+    const healthy = new Chain(steps);
+    const orphan = new Chain(steps);
+    const entries: { message: JournalMessage; delivery: { streamSeq: number; force: boolean } }[] = [];
+    let streamSeq = 9_000;
+    for (const [chain, access] of [
+      [orphan, 'f'.repeat(32)],
+      [healthy, accessId],
+    ] as const) {
+      let prev = 0;
+      for (let message = chain.next(); message; message = chain.next()) {
+        message.access_id = access;
+        message.prev_stream_seq = prev;
+        streamSeq += 1;
+        prev = streamSeq;
+        entries.push({ message, delivery: { streamSeq, force: false } });
+      }
+    }
+
+    expect(await service.persistBatch(entries)).toEqual([
+      ...steps.map(() => 'no_access'),
+      ...steps.map(() => 'saved'),
+    ]);
+    expect(await comparable(healthy.sid)).toEqual(await comparable(reference));
+    expect(await stored(orphan.sid)).toMatchObject({ items: [], rows: [], state: [], session: [] });
+  });
+
   it('stores a batch whose first row waits for its predecessor: only the rows it holds back wait', async () => {
     const chain = new Chain();
     const messages: JournalMessage[] = [];

@@ -42,6 +42,11 @@ const JOURNAL_ACK_WAIT_NS = 30 * 1_000_000_000;
  * transaction (and the acks waiting on it) stays short; what is left forms its next batch.
  */
 const JOURNAL_BATCH_MAX = 128;
+/**
+ * The most messages one transaction takes over all its sessions: quiet sessions (a row or two
+ * each) share a transaction, bounded so its statements (and the acks waiting on it) stay short.
+ */
+const JOURNAL_UNIT_MAX = 256;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
@@ -78,8 +83,8 @@ function nakDelay(deliveryCount: number): number {
  * The durable pull consumer that writes the session journal into Postgres. Every replica pulls
  * from the same durable consumer, so each message goes to one of them; persistence is
  * idempotent, so redeliveries (crashes before the ack, nak retries) are harmless. Messages are
- * grouped by session (SessionBatcher) and each session's batch is one transaction; a message is
- * acked only after the transaction holding it committed.
+ * grouped by session (SessionBatcher) and the batches of several sessions are written in one
+ * transaction; a message is acked only after the transaction holding it committed.
  */
 @Injectable()
 export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy {
@@ -94,12 +99,16 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly journal: JournalService,
   ) {
-    this.batcher = new SessionBatcher<JsMsg>(config.journalWriteConcurrency, JOURNAL_BATCH_MAX, (_, msgs) =>
-      this.handleBatch(msgs).catch((error: unknown) => {
-        // handleBatch settles every message itself; this is a bug guard, not a retry path.
-        this.logger.error(`Journal batch failed: ${(error as Error).message}`);
-        for (const msg of msgs) msg.nak(NAK_BASE_DELAY_MS);
-      }),
+    this.batcher = new SessionBatcher<JsMsg>(
+      config.journalWriteConcurrency,
+      JOURNAL_BATCH_MAX,
+      JOURNAL_UNIT_MAX,
+      (batches) =>
+        this.handleBatch(batches.map((batch) => batch.items)).catch((error: unknown) => {
+          // handleBatch settles every message itself; this is a bug guard, not a retry path.
+          this.logger.error(`Journal batch failed: ${(error as Error).message}`);
+          for (const batch of batches) for (const msg of batch.items) msg.nak(NAK_BASE_DELAY_MS);
+        }),
     );
   }
 
@@ -143,19 +152,18 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
-   * Stores what one session's subject delivered together: parsed, sorted into stream order and
-   * written in one transaction (JournalService.persistBatch); each message is then acked, nak'ed
-   * (its predecessor is missing) or terminated (unstorable) on its own outcome, and one notice
-   * carries the new head. If the transaction fails, the messages are retried one by one, so a
-   * row the database refuses holds back only itself (and the rows chained after it).
+   * Stores what the subjects of one or more sessions delivered together (one list per session):
+   * parsed, each session's sorted into stream order, and written in one transaction
+   * (JournalService.persistBatch); each message is then acked, nak'ed (its predecessor is
+   * missing) or terminated (unstorable) on its own outcome, and one notice per session carries
+   * its new head. If the transaction fails, the messages are retried one by one, so a row the
+   * database refuses holds back only itself (and the rows chained after it); a lone message is
+   * nak'ed and retried after the usual delay.
    */
-  private async handleBatch(msgs: JsMsg[]): Promise<void> {
-    if (msgs.length === 1) {
-      await consumeTraced(msgs[0]!, 'history.journal.write', () => this.handle(msgs[0]!));
-      return;
-    }
+  private async handleBatch(sessions: JsMsg[][]): Promise<void> {
     const started = performance.now();
-    const ordered = [...msgs].sort((a, b) => a.seq - b.seq);
+    // Stream order inside each session; the sessions stay apart (a session's rows form one run).
+    const ordered = sessions.flatMap((msgs) => [...msgs].sort((a, b) => a.seq - b.seq));
     const entries: { msg: JsMsg; entry: JournalMessage }[] = [];
     for (const msg of ordered) {
       try {
@@ -166,16 +174,26 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     }
     if (entries.length === 0) return;
     let outcomes: BatchEntryOutcome[];
-    try {
-      outcomes = await consumeBatchTraced(
-        entries.map(({ msg }) => msg),
-        'history.journal.write',
-        () =>
-          this.journal.persistBatch(
-            entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg) })),
-          ),
+    const persist = () =>
+      this.journal.persistBatch(
+        entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg) })),
       );
+    try {
+      // A lone message takes the same (cheapest) write path as a batch, in its own trace span.
+      outcomes =
+        entries.length === 1
+          ? await consumeTraced(entries[0]!.msg, 'history.journal.write', persist)
+          : await consumeBatchTraced(
+              entries.map(({ msg }) => msg),
+              'history.journal.write',
+              persist,
+            );
     } catch (error) {
+      if (entries.length === 1) {
+        // Nothing to isolate: the message is retried after the usual delay.
+        this.settle(entries[0]!.msg, error, started);
+        return;
+      }
       this.logger.warn(
         `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
       );
@@ -184,7 +202,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       }
       return;
     }
-    let head: JournalNoticePayload | undefined;
+    const heads = new Map<string, JournalNoticePayload>();
     entries.forEach(({ msg, entry }, index) => {
       const outcome = outcomes[index]!;
       if (typeof outcome === 'object') {
@@ -193,14 +211,18 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         this.settle(msg, new JournalOutOfOrderError(entry.session_id), started);
       } else {
         if (outcome === 'saved' && entry.sequence !== undefined) {
-          head = { session_id: entry.session_id, epoch: entry.epoch, head: entry.sequence };
+          heads.set(entry.session_id, {
+            session_id: entry.session_id,
+            epoch: entry.epoch,
+            head: entry.sequence,
+          });
         }
         recordHistoryWrite(performance.now() - started, 'stored');
         msg.ack();
       }
     });
-    // One notice per batch: subscribers read their own pages from the head they last saw.
-    if (head) this.publishNotice(head);
+    // One notice per session: subscribers read their own pages from the head they last saw.
+    for (const head of heads.values()) this.publishNotice(head);
   }
 
   /** Decodes and validates a journal message; UnstorableEntryError when it never can be stored. */

@@ -4,6 +4,22 @@ import { PRISMA, PrismaClient, type Prisma } from '#persistence';
 import { lockLiveSession, type StoredSessionKey } from '../common/session-rows.js';
 import type { StoredItemState } from './journal-reducer.js';
 import { reduceSubmission, type StoredSubmissionState } from './submission-reducer.js';
+import {
+  clearItems,
+  insertSession,
+  lockAccessesAndSessions,
+  lockSession,
+  readSessions,
+  writeBatches,
+  type BatchReads,
+  type BatchWrites,
+  type ItemRow,
+  type JournalRowWrite,
+  type ReadRequest,
+  type ReceiptWrite,
+  type SessionLock,
+  type SubmissionWrite,
+} from './journal-write.sql.js';
 
 /** One item write of a reduction, content already encrypted. */
 export interface ItemWrite {
@@ -347,293 +363,92 @@ export class JournalRepository {
   }
 
   /**
-   * Stores consecutive rows of ONE session (same key, sorted by stream sequence) in one
-   * transaction, with the same rules as `save`/`saveSubmission` row by row: the access and the
-   * session row are locked once, the journal state once; each row takes its turn in memory
-   * (a duplicate is 'unchanged', a row whose predecessor is neither stored nor earlier in this
-   * batch is 'out_of_order' and writes nothing, the rows after it still take their own turn);
-   * the items are read once and every applied row folds through the one reducer in order; then
-   * the writes go out collapsed: item inserts in one statement, one update per changed item, the
-   * session row once (to the highest applied revision), the journal rows in one statement and the
-   * head once. Nothing is written when no row applies.
+   * Stores the batches of several sessions (distinct session ids; each batch is consecutive rows
+   * of one key, sorted by stream sequence) in ONE transaction, each with the same rules as
+   * `save`/`saveSubmission` row by row: its access and session row are locked once, its journal
+   * state once; each row takes its turn in memory (a duplicate is 'unchanged', a row whose
+   * predecessor is neither stored nor earlier in its batch is 'out_of_order' and writes nothing,
+   * the rows after it still take their own turn); its items and named submissions are read once
+   * and every applied row folds through the one reducer (and the submission reducer) in order.
+   * Then every batch's writes go out collapsed, all in ONE statement (journal-write.sql.ts).
+   *
+   * The round trips do not grow with the number of sessions or rows: lock (accesses and session
+   * rows, in key order so two writers never wait on each other in a cycle), states and reads,
+   * write, commit; a session's first batch adds its insert, an epoch roll one delete. A session
+   * whose access is gone or whose row is a tombstone writes nothing. If any statement fails the
+   * whole transaction rolls back and the caller retries (message by message).
    */
-  async saveBatch(key: StoredSessionKey, rows: readonly BatchRow[]): Promise<BatchOutcome[]> {
-    const firstSnapshot = rows.find((row) => row.kind === 'snapshot');
+  async saveBatches(batches: readonly SessionBatch[]): Promise<BatchOutcome[][]> {
+    const outcomes: BatchOutcome[][] = batches.map(() => []);
+    if (batches.length === 0) return outcomes;
+    if (new Set(batches.map((batch) => batch.key.sessionId)).size !== batches.length) {
+      // The reads of one session must see its earlier writes: one batch per session per transaction.
+      throw new Error('saveBatches takes one batch per session.');
+    }
+    const order = batches
+      .map((_, index) => index)
+      .sort((a, b) => compareKeys(batches[a]!.key, batches[b]!.key));
     return this.db.$transaction(async (tx) => {
-      // Sealed only when the session row does not exist yet.
-      const create = firstSnapshot
-        ? () => ({ ...batchSessionState(firstSnapshot.record), createdAt: firstSnapshot.record.recordedAt })
-        : null;
-      const locked = await lockLiveSession(tx, key, create);
-      if (locked === 'no_access') return rows.map((): BatchOutcome => 'no_access');
-      // A tombstone stops everything. A missing row (submissions only) still applies: the chain must move on.
-      if (locked?.deleted) return rows.map((): BatchOutcome => 'unchanged');
-      const scope = { ownerId: key.ownerId, accessId: key.accessId, edgeId: key.edgeId };
-      const states = await tx.$queryRaw<StateRow[]>`
-        SELECT epoch, last_stream_seq, fence FROM journal_states WHERE session_id = ${key.sessionId} FOR UPDATE`;
-      let current = states[0]
-        ? { epoch: states[0].epoch, lastStreamSeq: BigInt(states[0].last_stream_seq), fence: states[0].fence }
-        : undefined;
-
-      // The reduced items: read once (only if a snapshot row applies), then kept in memory.
-      let stored: Map<string, StoredItemState> | undefined;
-      let inDb = new Set<string>();
-      const writes = new Map<string, ItemWriteState>();
-      let cleared = false;
-      const loadItems = async (): Promise<Map<string, StoredItemState>> => {
-        if (stored) return stored;
-        const found = cleared
-          ? []
-          : await tx.journalItem.findMany({
-              where: { sessionId: key.sessionId },
-              select: { itemId: true, revision: true, bodyDigest: true, deleted: true },
-            });
-        inDb = new Set(found.map((item) => item.itemId));
-        stored = new Map(
-          found.map((item) => [
-            item.itemId,
-            { revision: item.revision, digest: item.bodyDigest, deleted: item.deleted },
-          ]),
-        );
-        return stored;
-      };
-      const submissions = await this.loadSubmissions(tx, key, rows);
-
-      const outcomes: BatchOutcome[] = [];
-      const journal: Prisma.JournalRowCreateManyInput[] = [];
-      let rolledAny = false;
-      let window: number | undefined;
-      let newest: BatchSnapshotRecord | undefined;
-      let head: { epoch: string; position: RowPosition } | undefined;
-      for (const row of rows) {
-        const record = row.record;
-        const position = row.kind === 'snapshot' ? row.record.structured : row.record.position;
-        const lastApplied = current?.lastStreamSeq ?? 0n;
-        if (current && position.streamSeq <= lastApplied) {
-          outcomes.push('unchanged');
-          continue;
-        }
-        const rolled = current !== undefined && current.epoch !== record.epoch;
-        const opensEpoch = position.sequence === 1n && (current === undefined || rolled);
-        if (position.prevStreamSeq !== lastApplied && !opensEpoch && !position.force) {
-          outcomes.push('out_of_order');
-          continue;
-        }
-        if (rolled) {
-          // A new epoch starts the reduced items over (submissions and receipts outlive it).
-          rolledAny = true;
-          cleared = true;
-          stored = new Map();
-          inDb = new Set();
-          writes.clear();
-          window = undefined;
-        }
-        current = {
-          epoch: record.epoch,
-          lastStreamSeq: position.streamSeq,
-          fence: Math.max(current?.fence ?? 0, position.fence ?? 0),
-        };
-        head = { epoch: record.epoch, position };
-        if (row.kind === 'snapshot') {
-          const structured = row.record.structured;
-          const items = await loadItems();
-          const plan = structured.plan(items);
-          for (const item of plan.upserts) {
-            items.set(item.itemId, { revision: item.revision, digest: item.digest, deleted: false });
-            const before = writes.get(item.itemId);
-            const created = item.created
-              ? { sequence: structured.sequence, ordinal: item.ordinal, observedAt: row.record.recordedAt }
-              : before?.created;
-            writes.set(item.itemId, {
-              revision: item.revision,
-              body: item.body,
-              digest: item.digest,
-              deleted: false,
-              ...(created ? { created } : {}),
-            });
-          }
-          for (const tomb of plan.tombstones) {
-            items.set(tomb.itemId, { revision: tomb.revision, digest: null, deleted: true });
-            const before = writes.get(tomb.itemId);
-            writes.set(tomb.itemId, {
-              revision: tomb.revision,
-              body: null,
-              digest: null,
-              deleted: true,
-              ...(before?.created ? { created: before.created } : {}),
-            });
-          }
-          window = structured.window;
-          if (!newest || row.record.revision > newest.revision) newest = row.record;
-          journal.push({
-            sessionId: key.sessionId,
-            epoch: record.epoch,
-            revision: record.revision,
-            ...scope,
-            payload: row.record.journalPayload,
-            recordedAt: record.recordedAt,
-            sequence: structured.sequence,
-            touched: [
-              ...plan.upserts.map((item) => item.itemId),
-              ...plan.tombstones.map((tomb) => tomb.itemId),
-            ],
-          });
-        } else {
-          await this.applySubmission(tx, row.record, submissions);
-          journal.push({
-            sessionId: key.sessionId,
-            epoch: record.epoch,
-            revision: record.revision,
-            ...scope,
-            payload: null,
-            recordedAt: record.recordedAt,
-            sequence: row.record.position.sequence,
-            clientMessageId: row.record.submission.client_message_id,
-          });
-        }
-        outcomes.push('saved');
-      }
-      if (!head || !current) return outcomes;
-
-      if (cleared) await tx.journalItem.deleteMany({ where: { sessionId: key.sessionId } });
-      const fresh = [...writes].filter(([itemId]) => !inDb.has(itemId));
-      if (fresh.length > 0) {
-        await tx.journalItem.createMany({
-          data: fresh.map(([itemId, item]) => ({
-            sessionId: key.sessionId,
-            itemId,
-            ...scope,
-            epoch: head!.epoch,
-            revision: item.revision,
-            // An item not stored yet was created by a row of this batch.
-            sequence: item.created!.sequence,
-            ordinal: item.created!.ordinal,
-            observedAt: item.created!.observedAt,
-            body: item.body,
-            bodyDigest: item.digest,
-            deleted: item.deleted,
-          })),
-        });
-      }
-      for (const [itemId, item] of writes) {
-        if (!inDb.has(itemId)) continue;
-        await tx.journalItem.update({
-          where: { sessionId_itemId: { sessionId: key.sessionId, itemId } },
-          data: {
-            revision: item.revision,
-            body: item.body,
-            bodyDigest: item.digest,
-            deleted: item.deleted,
-            // A tombstoned id that comes back is a new item at its new position.
-            ...(item.created ? item.created : {}),
-          },
-        });
-      }
-      if (newest && locked && locked.revision < newest.revision) {
-        await tx.sessionHistory.updateMany({
-          where: { ...key, deleted: false },
-          data: batchSessionState(newest),
-        });
-      }
-      await tx.journalRow.createMany({ data: journal, skipDuplicates: true });
-      await this.moveHead(
+      const locks = await lockAccessesAndSessions(
         tx,
-        key,
-        head.epoch,
-        head.position,
-        { rolled: rolledAny, fence: current.fence },
-        window === undefined ? {} : { window },
+        order.map((index) => batches[index]!.key),
       );
+      const live: { index: number; lock: { deleted: boolean; revision: bigint } | null }[] = [];
+      for (const [position, index] of order.entries()) {
+        const { key, rows } = batches[index]!;
+        let lock: SessionLock = locks[position] ?? null;
+        if (lock === 'no_access') {
+          outcomes[index] = rows.map((): BatchOutcome => 'no_access');
+          continue;
+        }
+        const firstSnapshot = rows.find((row) => row.kind === 'snapshot');
+        if (lock === null && firstSnapshot) {
+          // Sealed only when the session row does not exist yet.
+          const record = firstSnapshot.record;
+          const inserted = await insertSession(tx, key, {
+            ...batchSessionState(record),
+            createdAt: record.recordedAt,
+          });
+          lock = inserted ? { deleted: false, revision: record.revision } : await lockSession(tx, key);
+        }
+        // A tombstone stops everything. A missing row (submissions only) still applies: the chain must move on.
+        if (lock?.deleted) {
+          outcomes[index] = rows.map((): BatchOutcome => 'unchanged');
+          continue;
+        }
+        live.push({ index, lock });
+      }
+      if (live.length === 0) return outcomes;
+
+      const requests = live.map(({ index }) => readRequest(batches[index]!));
+      const reads = await readSessions(tx, requests, true);
+      // Without a session row nothing else serializes the session's writers before its state
+      // lock: its reads are redone now that the lock is held (see readSessions).
+      const unguarded = live.flatMap((entry, position) => (entry.lock === null ? [position] : []));
+      if (unguarded.length > 0) {
+        const reread = await readSessions(
+          tx,
+          unguarded.map((position) => requests[position]!),
+          false,
+        );
+        unguarded.forEach((position, at) => {
+          reads[position] = { ...reread[at]!, state: reads[position]!.state };
+        });
+      }
+
+      const writes: BatchWrites[] = [];
+      const cleared: string[] = [];
+      live.forEach(({ index, lock }, position) => {
+        const { key, rows } = batches[index]!;
+        const folded = foldBatch(key, rows, lock, reads[position]!);
+        outcomes[index] = folded.outcomes;
+        if (folded.writes) writes.push(folded.writes);
+        if (folded.cleared) cleared.push(key.sessionId);
+      });
+      if (cleared.length > 0) await clearItems(tx, cleared);
+      if (writes.length > 0) await writeBatches(tx, writes);
       return outcomes;
     });
-  }
-
-  /** The stored submissions a batch's submission rows name, read in one query. */
-  private async loadSubmissions(
-    tx: Prisma.TransactionClient,
-    key: StoredSessionKey,
-    rows: readonly BatchRow[],
-  ): Promise<Map<string, StoredSubmissionState>> {
-    const ids = [
-      ...new Set(
-        rows.flatMap((row) => (row.kind === 'submission' ? [row.record.submission.client_message_id] : [])),
-      ),
-    ];
-    if (ids.length === 0) return new Map();
-    const found = await tx.journalSubmission.findMany({
-      where: { sessionId: key.sessionId, clientMessageId: { in: ids } },
-      select: { clientMessageId: true, dispatchState: true, payloadFingerprint: true },
-    });
-    return new Map(
-      found.map((item) => [
-        item.clientMessageId,
-        { dispatchState: item.dispatchState as DispatchState, payloadFingerprint: item.payloadFingerprint },
-      ]),
-    );
-  }
-
-  /**
-   * Folds one submission row into the stored submission (submission-reducer.ts) and mints the
-   * receipt of an `accepted` settlement; `known` is the batch's view of the stored submissions.
-   */
-  private async applySubmission(
-    tx: Prisma.TransactionClient,
-    record: SubmissionRecord,
-    known: Map<string, StoredSubmissionState>,
-  ): Promise<void> {
-    const { key, position, submission } = record;
-    const scope = { ownerId: key.ownerId, accessId: key.accessId, edgeId: key.edgeId };
-    const where = {
-      sessionId_clientMessageId: { sessionId: key.sessionId, clientMessageId: submission.client_message_id },
-    };
-    const stored = known.get(submission.client_message_id);
-    const transition = reduceSubmission(stored, submission);
-    const settled = {
-      dispatchState: submission.dispatch_state,
-      reason: submission.reason ?? null,
-      itemId: submission.item_id ?? null,
-      resolvedAt: submission.resolved_at === undefined ? null : new Date(submission.resolved_at),
-    };
-    if (transition.kind === 'create') {
-      await tx.journalSubmission.create({
-        data: {
-          sessionId: key.sessionId,
-          clientMessageId: submission.client_message_id,
-          ...scope,
-          epoch: record.epoch,
-          sequence: position.sequence,
-          fence: submission.fence,
-          payloadFingerprint: submission.payload_fingerprint,
-          submittedAt: new Date(submission.submitted_at),
-          ...settled,
-        },
-      });
-    } else if (transition.kind === 'update') {
-      await tx.journalSubmission.update({ where, data: settled });
-      if (transition.receipt) {
-        await tx.journalReceipt.createMany({
-          data: [
-            {
-              sessionId: key.sessionId,
-              clientMessageId: submission.client_message_id,
-              ...scope,
-              itemId: submission.item_id ?? null,
-              epoch: record.epoch,
-              sequence: position.sequence,
-              acceptedAt: settled.resolvedAt ?? record.recordedAt,
-            },
-          ],
-          skipDuplicates: true,
-        });
-      }
-    }
-    if (transition.kind !== 'ignore') {
-      known.set(submission.client_message_id, {
-        dispatchState: submission.dispatch_state,
-        payloadFingerprint:
-          transition.kind === 'create' ? submission.payload_fingerprint : stored!.payloadFingerprint,
-      });
-    }
   }
 
   /**
@@ -709,4 +524,228 @@ function sessionState(record: JournalRecord) {
 
 function batchSessionState(record: BatchSnapshotRecord) {
   return sessionState({ ...record, ...record.sealSession() });
+}
+
+/** One session's rows for `saveBatches`: consecutive rows of one key, sorted by stream sequence. */
+export interface SessionBatch {
+  key: StoredSessionKey;
+  rows: readonly BatchRow[];
+}
+
+/** Keys in one total order (the order a multi-session writer takes their locks in). */
+function compareKeys(a: StoredSessionKey, b: StoredSessionKey): number {
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return (
+    order(a.ownerId, b.ownerId) ||
+    order(a.accessId, b.accessId) ||
+    (a.edgeId < b.edgeId ? -1 : a.edgeId > b.edgeId ? 1 : 0) ||
+    order(a.sessionId, b.sessionId)
+  );
+}
+
+/** What a session's batch reads: items when a snapshot row may apply, and the submissions it names. */
+function readRequest(batch: SessionBatch): ReadRequest {
+  return {
+    sessionId: batch.key.sessionId,
+    items: batch.rows.some((row) => row.kind === 'snapshot'),
+    submissionIds: [
+      ...new Set(
+        batch.rows.flatMap((row) =>
+          row.kind === 'submission' ? [row.record.submission.client_message_id] : [],
+        ),
+      ),
+    ],
+  };
+}
+
+/**
+ * Folds one session's rows, in order, against what was read under its locks: the outcome of each
+ * row and the writes collapsed over the applied ones (null when none applied); `cleared` when a
+ * row opened a new epoch (the stored items are deleted before the writes).
+ */
+function foldBatch(
+  key: StoredSessionKey,
+  rows: readonly BatchRow[],
+  locked: { deleted: boolean; revision: bigint } | null,
+  read: BatchReads,
+): { outcomes: BatchOutcome[]; writes: BatchWrites | null; cleared: boolean } {
+  let current = read.state;
+  // The reduced items, kept in memory over the batch; `inDb` are the ones stored already.
+  let items = read.items;
+  let inDb = new Set(items.keys());
+  const itemWrites = new Map<string, ItemWriteState>();
+  let cleared = false;
+  const submissions = read.submissions;
+  const submissionWrites = new Map<string, SubmissionWrite>();
+  const receipts: ReceiptWrite[] = [];
+
+  const outcomes: BatchOutcome[] = [];
+  const journal: JournalRowWrite[] = [];
+  let rolledAny = false;
+  let window: number | undefined;
+  let newest: BatchSnapshotRecord | undefined;
+  let head: { epoch: string; position: RowPosition } | undefined;
+  for (const row of rows) {
+    const record = row.record;
+    const position = row.kind === 'snapshot' ? row.record.structured : row.record.position;
+    const lastApplied = current?.lastStreamSeq ?? 0n;
+    if (current && position.streamSeq <= lastApplied) {
+      outcomes.push('unchanged');
+      continue;
+    }
+    const rolled = current !== undefined && current.epoch !== record.epoch;
+    const opensEpoch = position.sequence === 1n && (current === undefined || rolled);
+    if (position.prevStreamSeq !== lastApplied && !opensEpoch && !position.force) {
+      outcomes.push('out_of_order');
+      continue;
+    }
+    if (rolled) {
+      // A new epoch starts the reduced items over (submissions and receipts outlive it).
+      rolledAny = true;
+      cleared = true;
+      items = new Map();
+      inDb = new Set();
+      itemWrites.clear();
+      window = undefined;
+    }
+    current = {
+      epoch: record.epoch,
+      lastStreamSeq: position.streamSeq,
+      fence: Math.max(current?.fence ?? 0, position.fence ?? 0),
+    };
+    head = { epoch: record.epoch, position };
+    if (row.kind === 'snapshot') {
+      const structured = row.record.structured;
+      const plan = structured.plan(items);
+      for (const item of plan.upserts) {
+        items.set(item.itemId, { revision: item.revision, digest: item.digest, deleted: false });
+        const before = itemWrites.get(item.itemId);
+        const created = item.created
+          ? { sequence: structured.sequence, ordinal: item.ordinal, observedAt: row.record.recordedAt }
+          : before?.created;
+        itemWrites.set(item.itemId, {
+          revision: item.revision,
+          body: item.body,
+          digest: item.digest,
+          deleted: false,
+          ...(created ? { created } : {}),
+        });
+      }
+      for (const tomb of plan.tombstones) {
+        items.set(tomb.itemId, { revision: tomb.revision, digest: null, deleted: true });
+        const before = itemWrites.get(tomb.itemId);
+        itemWrites.set(tomb.itemId, {
+          revision: tomb.revision,
+          body: null,
+          digest: null,
+          deleted: true,
+          ...(before?.created ? { created: before.created } : {}),
+        });
+      }
+      window = structured.window;
+      if (!newest || row.record.revision > newest.revision) newest = row.record;
+      journal.push({
+        epoch: record.epoch,
+        revision: record.revision,
+        payload: row.record.journalPayload,
+        recordedAt: record.recordedAt,
+        sequence: structured.sequence,
+        touched: [...plan.upserts.map((item) => item.itemId), ...plan.tombstones.map((tomb) => tomb.itemId)],
+        clientMessageId: null,
+      });
+    } else {
+      foldSubmission(row.record, submissions, submissionWrites, receipts);
+      journal.push({
+        epoch: record.epoch,
+        revision: record.revision,
+        payload: null,
+        recordedAt: record.recordedAt,
+        sequence: row.record.position.sequence,
+        touched: [],
+        clientMessageId: row.record.submission.client_message_id,
+      });
+    }
+    outcomes.push('saved');
+  }
+  if (!head || !current) return { outcomes, writes: null, cleared: false };
+
+  const itemRows = [...itemWrites].map(([itemId, item]): ItemRow => ({ itemId, ...item }));
+  return {
+    outcomes,
+    cleared,
+    writes: {
+      key,
+      // An item not stored yet was created by a row of this batch (so `created` is set).
+      freshItems: itemRows.filter((item) => !inDb.has(item.itemId)),
+      changedItems: itemRows.filter((item) => inDb.has(item.itemId)),
+      // The session row moves to the highest applied revision, never back.
+      session: newest && locked && locked.revision < newest.revision ? batchSessionState(newest) : null,
+      journal,
+      submissions: [...submissionWrites.values()],
+      receipts,
+      head: {
+        epoch: head.epoch,
+        sequence: head.position.sequence,
+        streamSeq: head.position.streamSeq,
+        fence: current.fence,
+        rolled: rolledAny,
+        window: window ?? null,
+      },
+    },
+  };
+}
+
+/**
+ * Folds one submission row of a batch through the submission reducer against the batch's view
+ * of the stored submissions (`known`, updated here), collapsing the writes: a submission the
+ * batch creates is inserted once, with the settled state of its latest applied row; a stored
+ * one is updated once, to that state. An `accepted` settlement mints a receipt at this row's
+ * position.
+ */
+function foldSubmission(
+  record: SubmissionRecord,
+  known: Map<string, StoredSubmissionState>,
+  writes: Map<string, SubmissionWrite>,
+  receipts: ReceiptWrite[],
+): void {
+  const { position, submission } = record;
+  const id = submission.client_message_id;
+  const stored = known.get(id);
+  const transition = reduceSubmission(stored, submission);
+  if (transition.kind === 'ignore') return;
+  const settled = {
+    dispatchState: submission.dispatch_state,
+    reason: submission.reason ?? null,
+    itemId: submission.item_id ?? null,
+    resolvedAt: submission.resolved_at === undefined ? null : new Date(submission.resolved_at),
+  };
+  const before = writes.get(id);
+  if (transition.kind === 'create') {
+    writes.set(id, {
+      kind: 'create',
+      clientMessageId: id,
+      epoch: record.epoch,
+      sequence: position.sequence,
+      fence: submission.fence,
+      payloadFingerprint: submission.payload_fingerprint,
+      submittedAt: new Date(submission.submitted_at),
+      settled,
+    });
+  } else {
+    writes.set(id, before ? { ...before, settled } : { kind: 'update', clientMessageId: id, settled });
+    if (transition.receipt) {
+      receipts.push({
+        clientMessageId: id,
+        itemId: submission.item_id ?? null,
+        epoch: record.epoch,
+        sequence: position.sequence,
+        acceptedAt: settled.resolvedAt ?? record.recordedAt,
+      });
+    }
+  }
+  known.set(id, {
+    dispatchState: submission.dispatch_state,
+    payloadFingerprint:
+      transition.kind === 'create' ? submission.payload_fingerprint : stored!.payloadFingerprint,
+  });
 }

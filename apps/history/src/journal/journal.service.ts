@@ -72,21 +72,30 @@ export class JournalService {
   }
 
   /**
-   * Stores the messages one session's subject delivered together (in stream order), every
-   * sequenced row of a key in one transaction (JournalRepository.saveBatch); unsequenced rows,
-   * which take no turn in the chain, one by one as before. Returns one outcome per entry, in
-   * the order given; throws when a transaction failed (the caller retries message by message).
+   * Stores the messages the consumer took together (one or several sessions' subjects, each in
+   * stream order): consecutive sequenced rows of one key form a run, and the runs go out
+   * together, every session's in one transaction (JournalRepository.saveBatches). A transaction
+   * holds one run per session, so a second run of a session already in it (another key, or
+   * rows not adjacent) starts the next transaction; an unsequenced row, which takes no turn in
+   * the chain, is stored on its own, after the runs before it. Returns one outcome per entry,
+   * in the order given; throws when a transaction failed (the caller retries message by
+   * message; the transactions before it stay committed, and a redelivery of their rows changes
+   * nothing).
    */
   async persistBatch(entries: readonly BatchEntry[]): Promise<BatchEntryOutcome[]> {
     const outcomes: (BatchEntryOutcome | undefined)[] = entries.map(() => undefined);
-    // Consecutive sequenced rows of one key go together; a change of key starts a new run.
-    let run: { key: StoredSessionKey; id: string; rows: BatchRow[]; at: number[] } | undefined;
+    type Run = { key: StoredSessionKey; id: string; rows: BatchRow[]; at: number[] };
+    let runs: Run[] = [];
     const flush = async () => {
-      if (!run) return;
-      const done = await this.journal.saveBatch(run.key, run.rows);
-      run.at.forEach((index, position) => (outcomes[index] = done[position]!));
-      this.logNoAccess(done, run.key.sessionId, run.key.accessId);
-      run = undefined;
+      if (runs.length === 0) return;
+      const pending = runs;
+      runs = [];
+      const done = await this.journal.saveBatches(pending.map((run) => ({ key: run.key, rows: run.rows })));
+      pending.forEach((run, index) => {
+        const results = done[index]!;
+        run.at.forEach((entry, position) => (outcomes[entry] = results[position]!));
+        this.logNoAccess(results, run.key.sessionId, run.key.accessId);
+      });
     };
     for (const [index, { message, delivery }] of entries.entries()) {
       let prepared: { key: StoredSessionKey; row: BatchRow | null };
@@ -108,8 +117,12 @@ export class JournalService {
         continue;
       }
       const id = keyId(prepared.key);
-      if (run && run.id !== id) await flush();
-      run ??= { key: prepared.key, id, rows: [], at: [] };
+      let run = runs.at(-1);
+      if (run?.id !== id) {
+        if (runs.some((other) => other.key.sessionId === prepared.key.sessionId)) await flush();
+        run = { key: prepared.key, id, rows: [], at: [] };
+        runs.push(run);
+      }
       run.rows.push(prepared.row);
       run.at.push(index);
     }
