@@ -104,22 +104,22 @@ export class StoredSessionsService {
     if (snapshot.running) return result('busy');
     if (snapshot.closed || !snapshot.session_id || snapshot.status === 'not_found') return snapshot;
     if (!snapshot.history_windowing || (snapshot.messages ?? []).length === 0) return this.edge.call(rpc);
-    try {
-      await this.history.call('historyArchiveWindow', { ...scope, snapshot });
-    } catch (error) {
-      this.log.warn(
-        `Window of session ${scope.session_id} not archived, send refused: ${(error as Error).message}`,
-      );
+    // The round goes to the archive (transcript pages) and its final state to the journal (the
+    // edge's own update of it may have been lost), side by side; both before the reset.
+    const [archived, journaled] = await Promise.allSettled([
+      this.history.call('historyArchiveWindow', { ...scope, snapshot }),
+      this.journal.recordObserved(scope, snapshot),
+    ]);
+    if (archived.status === 'rejected') {
+      const error = archived.reason as Error;
+      this.log.warn(`Window of session ${scope.session_id} not archived, send refused: ${error.message}`);
       return result(
         error instanceof RpcRemoteError && error.code === 'not_found' ? 'not_found' : 'unavailable',
       );
     }
-    try {
-      // The round's final state in the journal too, before the edge resets the window.
-      await this.journal.recordObserved(scope, snapshot);
-    } catch (error) {
+    if (journaled.status === 'rejected') {
       this.log.warn(
-        `Window of session ${scope.session_id} not journaled, send refused: ${(error as Error).message}`,
+        `Window of session ${scope.session_id} not journaled, send refused: ${(journaled.reason as Error).message}`,
       );
       return result('unavailable');
     }
