@@ -6,6 +6,8 @@ import { join } from 'node:path';
 
 export interface BenchOptions {
   quick: boolean;
+  /** B4 only: measure history's own drain capacity from a published backlog (bench/ingest.ts). */
+  drain: boolean;
   /** Write V8 CPU profiles of the services here and summarize them (B1 only). */
   profileDir?: string;
   /**
@@ -55,7 +57,7 @@ const name = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] 
 const benchmark = name ? BENCHMARKS[name] : undefined;
 if (!benchmark) {
   console.error(
-    `usage: npm run bench -- <name> [--quick] [--profile] [--service-env KEY=VALUE]...\n${Object.entries(
+    `usage: npm run bench -- <name> [--quick] [--profile] [--drain (ingest)] [--service-env KEY=VALUE]...\n${Object.entries(
       BENCHMARKS,
     )
       .map(([key, value]) => `  ${key.padEnd(10)} ${value.what}`)
@@ -65,6 +67,7 @@ if (!benchmark) {
 }
 const options: BenchOptions = {
   quick: args.includes('--quick'),
+  drain: args.includes('--drain'),
   profileDir: args.includes('--profile') ? mkdtempSync(join(tmpdir(), 'tether-bench-prof-')) : undefined,
   serviceEnv: serviceEnv(args),
 };
