@@ -32,4 +32,17 @@ describe('HistoryCipher', () => {
     expect(() => cipher.decrypt(tampered, Aad.payload(scope))).toThrow(HistoryDecryptError);
     expect(() => cipher.decrypt(stored.subarray(0, 10), Aad.payload(scope))).toThrow(HistoryDecryptError);
   });
+
+  it('gives every value its own nonce across pool refills, and each still decrypts', () => {
+    const count = 1_000; // several refills of the 256-nonce pool
+    const nonces = new Set<string>();
+    const stored = Array.from({ length: count }, (_, index) =>
+      cipher.encrypt(`value ${index}`, Aad.title(scope)),
+    );
+    for (const [index, value] of stored.entries()) {
+      nonces.add(Buffer.from(value.subarray(1, 13)).toString('hex'));
+      expect(cipher.decrypt(value, Aad.title(scope))).toBe(`value ${index}`);
+    }
+    expect(nonces.size).toBe(count);
+  });
 });
