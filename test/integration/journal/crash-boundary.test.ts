@@ -301,6 +301,14 @@ describe('send crash boundary: sweep and reconcile', () => {
     expect((await open(sid, 'pending')).map((entry) => entry.submission.client_message_id)).toEqual([
       live.client_message_id,
     ]);
+    // Its replica dies too (the claim lapses): the next round sweeps it after all.
+    await redis.hset(
+      `${h.subjects.namespace}:{${sid}}:op:${live.client_message_id}`,
+      'claim_until',
+      String(Date.now() - 1),
+    );
+    await reconciler.round();
+    expect(await stored(sid, live.client_message_id, 'unknown')).toMatchObject({ reason: RESTART_REASON });
   });
 
   it('leaves an unknown the edge has no record of unknown, with its own reason, and never resends it', async () => {

@@ -347,6 +347,11 @@ export class OperationLedgerRepository {
     return set === 'OK';
   }
 
+  /** Gives a marker up (the work it reserved was not done), so the next round may try again. */
+  async unmark(sessionId: string, operationId: string, purpose: 'sweep' | 'reconcile'): Promise<void> {
+    await this.redis.del(this.keys.operationMark(sessionId, operationId, purpose));
+  }
+
   /** True for the one replica that runs the submission round of the next `ttlMs`. */
   async holdRound(ttlMs: number): Promise<boolean> {
     return (await this.redis.set(this.keys.submissionRound(), newClaim(), 'PX', ttlMs, 'NX')) === 'OK';

@@ -168,9 +168,14 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
       resolved_at: now,
     };
     const state = await this.ledger.sweep(sessionId, id, now, this.answer(open, submission));
-    // A live run settles it itself; a settled record means its settlement row is (or will be)
-    // in the journal, except an `unknown` whose row could not be written: that one is journaled.
-    if (state === 'running' || state === 'succeeded' || state === 'failed') return false;
+    // A live run settles it itself (if its replica dies, a later round sweeps it); a settled
+    // record means its settlement row is (or will be) in the journal, except an `unknown` whose
+    // row could not be written: that one is journaled here.
+    if (state === 'running') {
+      await this.ledger.unmark(sessionId, id, 'sweep');
+      return false;
+    }
+    if (state === 'succeeded' || state === 'failed') return false;
     await this.journal.appendSubmission(scope(open), open.submission.fence, submission);
     return true;
   }
