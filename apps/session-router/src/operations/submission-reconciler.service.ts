@@ -119,16 +119,37 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
       submitted_before: now - this.config.submissionSweepAfterMs,
     })) {
       if (this.stopped) break;
-      if (await this.sweep(open, now)) report.swept += 1;
+      if (await this.isolated(open, 'sweep', () => this.sweep(open, now))) report.swept += 1;
     }
     // The ledger forgets an operation after its retention; after that nobody can replay it.
     const from = now - Limits.OPERATION_RETENTION_MS;
     for await (const open of this.open('unknown', { submitted_from: from })) {
       if (this.stopped) break;
-      const outcome = await this.reconcile(open);
+      const outcome = await this.isolated(open, 'reconcile', () => this.reconcile(open));
       if (outcome) report[outcome] += 1;
     }
     return report;
+  }
+
+  /**
+   * One submission's step; a failure (journal contended, Redis or history briefly away) gives its
+   * marker back for the next round and never stops the others.
+   */
+  private async isolated<T>(
+    open: OpenSubmission,
+    purpose: 'sweep' | 'reconcile',
+    step: () => Promise<T>,
+  ): Promise<T | null> {
+    const id = open.submission.client_message_id;
+    try {
+      return await step();
+    } catch (error) {
+      this.log.warn(
+        `Submission ${id} of session ${open.session_id} not settled (${purpose}): ${(error as Error).message}`,
+      );
+      await this.ledger.unmark(open.session_id, id, purpose).catch(() => undefined);
+      return null;
+    }
   }
 
   /** Open submissions of one state, oldest first, bounded per round. */
