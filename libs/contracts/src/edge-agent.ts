@@ -206,9 +206,9 @@ export interface EdgeAgentRPCRequest {
   /** `send` only: the router confirms the previous display window is archived. */
   reset_revision?: number;
   /**
-   * `send` with the mutation envelope, and `dispatch_status`: the send's client_operation_id.
-   * The edge keeps what became of each dispatch id, answers a second send of it with that
-   * instead of a second turn, and tells the reconciler (EdgeDispatchRecord).
+   * An action with the mutation envelope, and `dispatch_status`: the client_operation_id. The
+   * edge keeps what became of each dispatch id, answers a second call of it with that instead of
+   * running it again, and tells the reconciler about a send (EdgeDispatchRecord).
    */
   dispatch_id?: string;
 }

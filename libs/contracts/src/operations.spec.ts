@@ -123,7 +123,7 @@ describe('edge RPC dispatch ids', () => {
     ...extra,
   });
 
-  it('allows dispatch_id on send and requires it, with a session, for dispatch_status', () => {
+  it('allows dispatch_id on the enveloped actions and requires it, with a session, for dispatch_status', () => {
     const send: EdgeAgentRequest = { edge_id: '1', action: 'send', session_id: SESSION, text: 'hi' };
     expect(validateRpcEnvelope(rpc(send, { dispatch_id: OPERATION_ID }))).toEqual({ ok: true });
     const status: EdgeAgentRequest = { edge_id: '1', action: 'dispatch_status', session_id: SESSION };
@@ -132,6 +132,8 @@ describe('edge RPC dispatch ids', () => {
     expect(
       validateRpcEnvelope(rpc({ ...status, session_id: undefined }, { dispatch_id: OPERATION_ID })).ok,
     ).toBe(false);
+    const interrupt: EdgeAgentRequest = { edge_id: '1', action: 'interrupt', session_id: SESSION };
+    expect(validateRpcEnvelope(rpc(interrupt, { dispatch_id: OPERATION_ID }))).toEqual({ ok: true });
     const poll: EdgeAgentRequest = { edge_id: '1', action: 'poll', session_id: SESSION };
     expect(validateRpcEnvelope(rpc(poll, { dispatch_id: OPERATION_ID })).ok).toBe(false);
   });

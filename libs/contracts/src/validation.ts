@@ -559,8 +559,8 @@ export function validateRpcEnvelope(rpc: EdgeAgentRPCRequest): ValidationResult 
   if ((rpc.reset_revision ?? 0) !== 0 && action !== 'send') {
     return fail('reset_revision is only allowed with send');
   }
-  if (rpc.dispatch_id !== undefined && action !== 'send' && action !== 'dispatch_status') {
-    return fail('dispatch_id is only allowed with send and dispatch_status');
+  if (rpc.dispatch_id !== undefined && !isOperationAction(action) && action !== 'dispatch_status') {
+    return fail('dispatch_id is only allowed with the enveloped actions and dispatch_status');
   }
   if (action === 'dispatch_status' && (rpc.dispatch_id === undefined || !rpc.request.session_id)) {
     return fail('dispatch_status needs dispatch_id and session_id');

@@ -411,6 +411,10 @@ describe('router idempotent mutations', () => {
     expect(replay.status).toBe('ok');
     expect(replay.operation?.replayed).toBe(true);
     expect(fake.count('interrupt')).toBe(1);
+    // Named by the operation id, so the edge itself would run it once even without this ledger.
+    expect(fake.requests.find((rpc) => rpc.request.action === 'interrupt')?.dispatch_id).toBe(
+      request.client_operation_id,
+    );
     fake.stop();
   });
 

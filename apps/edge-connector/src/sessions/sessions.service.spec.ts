@@ -186,6 +186,22 @@ describe('SessionsService with the scripted driver', () => {
     expect((await h.call(send)).status).toBe('not_found');
   });
 
+  it('never runs an interrupt twice for one dispatch id: a later turn keeps running', async () => {
+    const h = harness({ rules: [{ steps: [{ type: 'delay', ms: 5_000 }] }] });
+    const id = await h.start(ACCESS);
+    const base = { session_id: id, access_id: ACCESS };
+    const interruptId = `${Date.now()}-${'f'.repeat(32)}`;
+    expect((await h.call({ action: 'send', ...base, text: 'first' })).running).toBe(true);
+    expect((await h.call({ action: 'interrupt', ...base }, { dispatch_id: interruptId })).status).toBe('ok');
+    await h.waitFor(id, idle);
+    expect((await h.call({ action: 'send', ...base, text: 'second' })).running).toBe(true);
+    // The same interrupt again (a retry the router's lost ledger could not recognise).
+    const again = await h.call({ action: 'interrupt', ...base }, { dispatch_id: interruptId });
+    expect(again).toMatchObject({ status: 'ok', dispatch: { state: 'accepted' } });
+    expect((await h.call({ action: 'poll', ...base })).running).toBe(true);
+    await h.call({ action: 'stop', ...base });
+  });
+
   it('records a first-hand refusal of a dispatch id and answers it again without running', async () => {
     const h = harness();
     const id = await h.start(ACCESS);

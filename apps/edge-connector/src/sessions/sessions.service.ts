@@ -9,6 +9,7 @@ import {
   EDGE_AGENT_INTERNAL_ACTIONS,
   FILE_ACTIONS,
   Limits,
+  isOperationAction,
   PERMISSION_MODES,
   result,
   sentMessageItemId,
@@ -88,8 +89,10 @@ export class SessionsService {
   private readonly resuming = new Set<string>();
   /** The resume bindings of saved sessions (the file actions check them too). */
   readonly bindings: BindingStore;
-  /** What became of each send that named a dispatch id (dispatch-records.ts). */
+  /** What became of each enveloped mutation, by its dispatch id (dispatch-records.ts). */
   readonly dispatches: DispatchRecords;
+  /** Enveloped mutations running now, by owner, session and dispatch id (see `once`). */
+  private readonly dispatching = new Map<string, Promise<EdgeAgentResult>>();
 
   constructor(
     @Inject(AGENT_DRIVER) private readonly driver: AgentDriver,
@@ -116,6 +119,9 @@ export class SessionsService {
   /** One action of an already envelope-checked request. Never throws. */
   async handle(rpc: EdgeAgentRPCRequest, signal: AbortSignal): Promise<EdgeAgentResult> {
     try {
+      if (rpc.dispatch_id && isOperationAction(rpc.request.action)) {
+        return await this.once(rpc, rpc.dispatch_id, () => this.dispatch(rpc, signal));
+      }
       return await this.dispatch(rpc, signal);
     } catch (error) {
       const status = toPublicStatus(error);
@@ -508,56 +514,70 @@ export class SessionsService {
   // ---- turns ----
 
   /**
-   * A send that names a dispatch id has one outcome however often it arrives: the first is
-   * recorded (under the session lock, so a concurrent second one waits and then reads it), and a
-   * later one answers it instead of starting another turn.
+   * An enveloped mutation (the router names it with its operation id, `dispatch_id`) has one
+   * outcome however often it arrives: the first copy runs and its outcome is recorded; a copy that
+   * arrives meanwhile waits for it, and a later one answers the record instead of running again
+   * (no second turn, no second interrupt), even after the session is gone. This holds while the
+   * router's ledger is lost (Redis flushed) as long as this edge process lives (dispatch-records.ts).
    */
-  private async send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
-    const id = rpc.dispatch_id;
-    let session: LiveSession;
-    try {
-      session = this.lookup(rpc);
-    } catch (error) {
-      // A session closed or discarded since it took this dispatch still answers what it did.
-      const prior = id ? this.dispatches.find(rpc.actor_id, rpc.request.session_id ?? '', id) : undefined;
-      if (prior) return this.recordedAnswer(prior);
-      throw error;
-    }
-    if (!id) return session.lock.run(() => this.sendLocked(rpc, session));
-    return session.lock.run(async () => {
-      this.lookup(rpc);
-      const prior = this.dispatches.find(session.owner, session.id, id);
-      if (prior) return this.recordedAnswer(prior, session);
+  private async once(
+    rpc: EdgeAgentRPCRequest,
+    id: string,
+    run: () => Promise<EdgeAgentResult>,
+  ): Promise<EdgeAgentResult> {
+    const owner = rpc.actor_id;
+    const sessionId = rpc.request.session_id ?? '';
+    const prior = this.dispatches.find(owner, sessionId, id);
+    if (prior) return this.recordedAnswer(rpc, prior);
+    const key = `${owner}\u0000${sessionId}\u0000${id}`;
+    const running = this.dispatching.get(key);
+    if (running) return running;
+    const work = (async () => {
       let reply: EdgeAgentResult;
       try {
-        reply = await this.sendLocked(rpc, session);
+        reply = await run();
       } catch (error) {
         const status = toPublicStatus(error).status;
-        this.dispatches.record({ owner: session.owner, session: session.id, id, state: 'rejected', status });
+        this.dispatches.record({ owner, session: sessionId, id, state: 'rejected', status });
         throw error;
       }
-      const itemId = sentMessageItemId(reply);
+      const itemId = rpc.request.action === 'send' ? sentMessageItemId(reply) : undefined;
       this.dispatches.record({
-        owner: session.owner,
-        session: session.id,
+        owner,
+        session: sessionId,
         id,
         state: 'accepted',
         ...(itemId ? { itemId } : {}),
       });
       return reply;
-    });
+    })();
+    this.dispatching.set(key, work);
+    try {
+      return await work;
+    } finally {
+      this.dispatching.delete(key);
+    }
   }
 
-  /** A repeated dispatch id: its first outcome, never a second turn. */
-  private recordedAnswer(prior: RecordedDispatch, session?: LiveSession): EdgeAgentResult {
+  /** A repeated dispatch id: its first outcome, with the session's state now (if it still has one). */
+  private recordedAnswer(rpc: EdgeAgentRPCRequest, prior: RecordedDispatch): EdgeAgentResult {
     if (prior.state === 'rejected') {
       const status = prior.status && prior.status !== 'ok' ? prior.status : 'unavailable';
       throw new EdgeStatusError(status, 'This dispatch was refused before.');
     }
     const dispatch = this.dispatches.describe(prior.owner, prior.session, prior.id);
-    return session
-      ? { ...session.snapshot(), dispatch }
-      : result('ok', { session_id: prior.session, dispatch });
+    let snapshot: EdgeAgentResult | undefined;
+    try {
+      snapshot = this.lookup(rpc).snapshot();
+    } catch {
+      // Closed and forgotten since: the record still answers.
+    }
+    return snapshot ? { ...snapshot, dispatch } : result('ok', { session_id: prior.session, dispatch });
+  }
+
+  private send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    const session = this.lookup(rpc);
+    return session.lock.run(() => this.sendLocked(rpc, session));
   }
 
   /** The reconciler's question: what became of this dispatch id (`absent` proves nothing). */

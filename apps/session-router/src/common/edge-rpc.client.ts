@@ -45,8 +45,8 @@ export interface DispatchObserver {
    */
   beforePublish?: () => Promise<boolean>;
   /**
-   * send: the operation id the edge records the dispatch under (`dispatch_id`), so a second
-   * dispatch of it answers the first outcome and the reconciler can ask what became of it.
+   * The operation id the edge records the call under (`dispatch_id`), so a second dispatch of it
+   * answers the first outcome and the reconciler can ask what became of a send.
    */
   dispatchId?: string;
   /** Set once the observed call finished (the last one, if several). */

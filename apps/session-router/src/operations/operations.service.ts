@@ -362,7 +362,8 @@ export class OperationsService {
     let lostClaim = false;
     const observer: DispatchObserver = {
       action: run.action,
-      ...(run.action === 'send' ? { dispatchId: run.id } : {}),
+      // The edge runs one operation id once, even if this ledger is lost (dispatch-records.ts).
+      dispatchId: run.id,
       beforePublish: async () => {
         published = await this.ledger.markDispatching(run.scope.session_id, run.id, run.claim);
         lostClaim = !published;
