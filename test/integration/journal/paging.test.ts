@@ -263,6 +263,31 @@ describe('journal pages', () => {
     expect((await page(sid, { direction: 'after', cursor: { epoch, sequence: 3 } })).ok).toBe(true);
   });
 
+  it('serves an after page the items a tail page shows, and only in the session’s own live scope', async () => {
+    const { sid, epoch } = await session(TIMELINE.slice(0, 3));
+    const tail = ok(await page(sid, {}));
+    const after = ok(await page(sid, { direction: 'after', cursor: { epoch, sequence: 0 } }));
+    expect(after.items).toEqual(tail.items);
+    expect(ids(after)).toEqual(['m:0:0', 'm:0:1', 'm:0:2', 'a:0:c1', 'a:0:c2']);
+    expect(after.removedItemIds).toEqual([]);
+    const cursor = { epoch, sequence: 1 };
+    await expect(page(sid, { direction: 'after', cursor, access_id: strangerAccess })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(
+      page(sid, {
+        direction: 'after',
+        cursor,
+        actor_id: STRANGER,
+        access_id: strangerAccess,
+        edge_id: strangerEdge,
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await h.db.query('UPDATE session_histories SET deleted = true WHERE session_id = $1', [sid]);
+    await expect(page(sid, { direction: 'after', cursor })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(page(sid, {})).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('replaces an item over the item bound by a stand-in', async () => {
     const { sid } = await session([{ messages: [user('small'), user('x'.repeat(70 * 1024))] }]);
     const tail = ok(await page(sid, {}));

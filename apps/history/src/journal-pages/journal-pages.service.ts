@@ -16,6 +16,7 @@ import { parseEdgeId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import {
   JournalPagesRepository,
+  type AfterRead,
   type JournalHead,
   type StoredItem,
   type StoredSubmission,
@@ -67,19 +68,27 @@ export class JournalPagesService {
       edgeId,
       sessionId: request.session_id,
     };
-    const head = await this.pages.head(key);
-    if (head === null) throw new StoredSessionNotFoundError();
     const limit = clampLimit(request.limit);
     const cursor = request.direction === 'tail' ? undefined : request.cursor;
+    if (request.direction === 'after' && cursor) {
+      // The common page (one per notice and subscriber): head, rows, items and submissions in
+      // one read; the rows are read only for a cursor that passes the same checks as below.
+      const read = await this.pages.after(
+        key,
+        { epoch: cursor.epoch, sequence: BigInt(cursor.sequence) },
+        limit,
+      );
+      if (read === null) throw new StoredSessionNotFoundError();
+      const refusal = this.checkCursor(cursor, read.head, true);
+      if (refusal) return this.reset(key, read.head, refusal);
+      return this.after(key, read, cursor, limit);
+    }
+    const head = await this.pages.head(key);
+    if (head === null) throw new StoredSessionNotFoundError();
     const reset = (reason: JournalResetReason) => this.reset(key, head, reason);
 
-    if (request.direction === 'after') {
-      // A reader with no position cannot place the tail: it reloads (reference §2.1).
-      if (!cursor) return reset('cursor_ahead');
-      const refusal = this.checkCursor(cursor, head, true);
-      if (refusal) return reset(refusal);
-      return this.after(key, head, cursor, limit);
-    }
+    // A reader with no position cannot place the tail: it reloads (reference §2.1).
+    if (request.direction === 'after') return reset('cursor_ahead');
     if (cursor) {
       const refusal = this.checkCursor(cursor, head, false);
       if (refusal) return reset(refusal);
@@ -207,16 +216,18 @@ export class JournalPagesService {
   /**
    * Rows after the cursor (at most `limit`), projected to the current state of every item they
    * touched. A window that does not fit the byte budget is halved rather than clipped: clipping
-   * items while advancing the cursor would lose a revision for good.
+   * items while advancing the cursor would lose a revision for good. The read holds the state of
+   * every item and submission of the full window, so a halved window is a filter of it, and each
+   * item is decrypted once however often the window halves.
    */
   private async after(
     key: StoredSessionKey,
-    head: JournalHead,
+    read: AfterRead,
     cursor: JournalCursor,
     limit: number,
   ): Promise<HistoryJournalPageReply> {
+    const { head, rows } = read;
     const from = BigInt(cursor.sequence);
-    const rows = await this.pages.rowsAfter(key, head.epoch, from, limit);
     // The reducer applied across a hole (a row given up on), or rows are missing before the head.
     const contiguous = rows.every((row, i) => row.sequence === from + BigInt(i + 1));
     const reachedHead = rows.length === limit || from + BigInt(rows.length) >= head.head;
@@ -227,24 +238,30 @@ export class JournalPagesService {
       return this.reset(key, now, this.checkCursor(cursor, now, true) ?? 'journal_gap');
     }
 
+    const wired = new Map<string, JournalItem>();
+    const wire = (item: StoredItem) => {
+      let wireItem = wired.get(item.itemId);
+      if (wireItem === undefined) {
+        wireItem = this.wireItem(key, item);
+        wired.set(item.itemId, wireItem);
+      }
+      return wireItem;
+    };
     let window = rows.length;
     for (;;) {
       const taken = rows.slice(0, window);
       const touched = [...new Set(taken.flatMap((row) => row.touched))];
-      const stored = await this.pages.itemsById(key, touched);
-      const live = stored
-        .filter((item) => !item.deleted)
-        .sort((a, b) =>
-          a.sequence === b.sequence ? a.ordinal - b.ordinal : a.sequence < b.sequence ? -1 : 1,
-        );
+      const inWindow = new Set(touched);
+      // Already ordered by creation position (sequence, then ordinal).
+      const live = read.items.filter((item) => !item.deleted && inWindow.has(item.itemId));
       const liveIds = new Set(live.map((item) => item.itemId));
-      const items = live.map((item) => this.wireItem(key, item));
+      const items = live.map(wire);
       const removedItemIds = touched.filter((id) => !liveIds.has(id));
       // Submission rows of the window, at their current state (a settlement overrides its pending).
-      const written = [
-        ...new Set(taken.flatMap((row) => (row.clientMessageId ? [row.clientMessageId] : []))),
-      ];
-      const submissions = (await this.pages.submissionsById(key, written)).map(submissionView);
+      const written = new Set(taken.flatMap((row) => (row.clientMessageId ? [row.clientMessageId] : [])));
+      const submissions = read.submissions
+        .filter((submission) => written.has(submission.clientMessageId))
+        .map(submissionView);
       const size = items.reduce(
         (sum, item) => sum + byteLength(item),
         byteLength(removedItemIds) + byteLength(submissions),
@@ -255,7 +272,7 @@ export class JournalPagesService {
       }
       if (size > Limits.JOURNAL_PAGE_MAX_BYTES) this.fitGroup(items);
       const last = taken[taken.length - 1]?.sequence;
-      const nextCursor = last != null ? { epoch: head.epoch, sequence: Number(last) } : cursor;
+      const nextCursor = last !== undefined ? { epoch: head.epoch, sequence: Number(last) } : cursor;
       const first = items[0];
       const newest = items[items.length - 1];
       return {
@@ -286,7 +303,7 @@ export class JournalPagesService {
       itemId: item.itemId,
       revision: item.revision,
       sequence: Number(item.sequence),
-      observedAt: item.observedAt.getTime(),
+      observedAt: item.observedAt,
     };
     if (item.body === null) return { ...base, oversize: true };
     const text = this.cipher.decrypt(item.body, Aad.item(key, item.itemId));
@@ -315,7 +332,7 @@ function submissionView(stored: StoredSubmission): JournalSubmissionView {
     reason: stored.reason,
     itemId: stored.itemId,
     sequence: Number(stored.sequence),
-    submittedAt: stored.submittedAt.getTime(),
-    resolvedAt: stored.resolvedAt?.getTime() ?? null,
+    submittedAt: stored.submittedAt,
+    resolvedAt: stored.resolvedAt,
   };
 }
