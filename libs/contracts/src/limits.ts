@@ -1,5 +1,5 @@
 // Every bound of the contract, named once. Values come from the reference behaviour
-// (../shared/design/reference/liaison-edge-agent.md, section in brackets) unless said otherwise.
+// (the liaison reference, docs/architecture.md; section in brackets) unless said otherwise.
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -22,7 +22,7 @@ export class NatsRequestContext extends BaseRpcContext<[string, MsgHdrs | undefi
 }
 
 export interface NatsTransportOptions {
-  /** Queue group for every subscription of this service (ARCHITECTURE.md: named after it). */
+  /** Queue group for every subscription of this service (docs/architecture.md: named after it). */
   queue: string;
   /** Resolves handler patterns, which are logical names (`RequestName` or `edgeHeartbeat`). */
   subjects: Subjects;

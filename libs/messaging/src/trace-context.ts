@@ -24,7 +24,7 @@ let tracing: boolean | undefined;
  * Whether this process collects spans. Without an exporter or OTLP endpoint the SDK still runs
  * (for metrics) with no span processor, and its sampler still records: every NATS message would
  * carry a `traceparent` and every request build two spans nobody reads — measurable CPU on the
- * poll hot path (B1 profile; reference/nats-hot-path.md: trace headers cost 20–30 % req/s). So
+ * poll hot path (B1 profile; measured on loopback: trace headers cost 20–30 % req/s). So
  * the hot path skips spans and headers altogether unless tracing is configured. Read once.
  */
 export function tracingEnabled(): boolean {
