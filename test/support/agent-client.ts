@@ -10,6 +10,7 @@ export interface Snapshot {
   revision?: number;
   running?: boolean;
   closed?: boolean;
+  archived?: boolean;
   messages?: { role: string; text?: string }[];
   installations?: { id: string; kind: string }[];
   sessions?: { session_id: string }[];

@@ -46,6 +46,8 @@ import {
   FILE_CHUNK_MAX_BYTES,
   FILE_PATH_MAX_BYTES,
   HEARTBEAT_INSTALLATIONS_MAX,
+  EDGE_HEARTBEAT_INTERVAL_MAX_MS,
+  EDGE_HEARTBEAT_INTERVAL_MIN_MS,
   HISTORY_PAGE_MAX,
   INSTALLATION_ID_MAX_BYTES,
   INSTALLATION_SOURCE_MAX_LENGTH,
@@ -438,6 +440,13 @@ export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = z.strictObject({
   live_sessions: countSchema,
   max_sessions: countSchema,
   sent_at: timestampSchema,
+  interval_ms: z
+    .number()
+    .int()
+    .min(EDGE_HEARTBEAT_INTERVAL_MIN_MS)
+    .max(EDGE_HEARTBEAT_INTERVAL_MAX_MS)
+    .optional(),
+  leaving: z.boolean().optional(),
 });
 
 export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({

@@ -1,5 +1,6 @@
 // Announces this edge to the routers: who it is, what it can run and how full it is. A router
-// counts the edge online while heartbeats keep arriving (EDGE_PRESENCE_TTL_MS).
+// counts the edge online while heartbeats keep arriving (2 of its announced intervals), and
+// offline at once when the edge says it is leaving.
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -33,12 +34,14 @@ export class HeartbeatService {
       live_sessions: this.sessions.liveSessions,
       max_sessions: Limits.EDGE_LIVE_SESSIONS_MAX,
       sent_at: Date.now(),
+      interval_ms: this.config.heartbeatIntervalMs,
     };
   }
 
-  private publish(): void {
+  private publish(leaving = false): void {
     try {
-      this.nc.publish(this.subjects.edgeHeartbeat, encodeJson(this.heartbeat()));
+      const heartbeat = leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat();
+      this.nc.publish(this.subjects.edgeHeartbeat, encodeJson(heartbeat));
     } catch (error) {
       this.log.warn(`Heartbeat not sent: ${(error as Error).message}`);
     }
@@ -46,11 +49,16 @@ export class HeartbeatService {
 
   start(): void {
     this.publish();
-    this.timer = setInterval(() => this.publish(), Limits.EDGE_HEARTBEAT_INTERVAL_MS);
+    this.timer = setInterval(() => this.publish(), this.config.heartbeatIntervalMs);
   }
 
-  stop(): void {
+  /**
+   * Stops the heartbeats. `announce` tells the routers the edge is leaving (a clean shutdown), so
+   * calls waiting on it are answered now instead of after its presence runs out.
+   */
+  stop(announce = false): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (announce) this.publish(true);
   }
 }
