@@ -1,7 +1,7 @@
 // The authorization matrix on the real stack: every route and every edge action, tried by the
 // owner, by another user holding every permission, by the owner without the permission it needs,
 // and with every kind of bad token. Only the owner gets through; "not yours" and "does not exist"
-// get the same answer, byte for byte (timing is measured by the bench, not asserted here).
+// get the same answer, byte for byte (timing is not asserted here: a test must not depend on a machine's speed).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
@@ -11,7 +11,9 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
   eventually,
   startScriptedSession,
+  validRequest,
   watchUntil,
+  type ObjectIds,
   type Snapshot,
   type StartedSession,
 } from '../support/agent-client.js';
@@ -126,60 +128,11 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** A valid request for `action` on the given objects (the owner's, or someone else's). */
-function request(action: EdgeAgentAction, ids: Ids): Record<string, unknown> {
-  const edge = { edge_id: ids.edge, action };
-  const scoped = { ...edge, access_id: ids.access, session_id: ids.session };
-  switch (action) {
-    case 'discover':
-      return edge;
-    case 'directories':
-    case 'sessions':
-      return { ...edge, access_id: ids.access };
-    case 'start':
-      return { ...edge, access_id: ids.access, installation_id: own.installationId, project: e2e.projectDir };
-    case 'send':
-      return { ...scoped, text: 'matrix' };
-    case 'watch':
-      return { ...scoped, cursor: '999999' };
-    case 'model':
-      return { ...scoped, model: 'scripted-fast' };
-    case 'rename':
-      return { ...scoped, title: 'matrix' };
-    case 'approve':
-      return { ...scoped, approval_id: ids.approval, decision: 'decline' };
-    case 'permissions':
-      return { ...scoped, permission_mode: 'read-only' };
-    case 'answer':
-      return { ...scoped, input_id: ids.input, answers: [{ question_id: 'choice', answers: ['yes'] }] };
-    case 'transcript':
-      return { ...scoped, history_before: '1' };
-    case 'file_list':
-      return { ...scoped, file: { path: '' } };
-    case 'file_read':
-      return { ...scoped, file: { path: 'notes.txt' } };
-    case 'file_begin':
-      return { ...scoped, file: { name: 'up.txt', size: 4 } };
-    case 'file_write':
-      return { ...scoped, file: { transfer_id: ids.transfer, offset: 0, data: 'dGVzdA==' } };
-    case 'file_commit':
-    case 'file_cancel':
-      return { ...scoped, file: { transfer_id: ids.transfer } };
-    default:
-      return scoped;
-  }
-}
+/** A valid request on the given objects, with the owner's installation and project. */
+const request = (action: EdgeAgentAction, ids: ObjectIds) =>
+  validRequest(action, ids, { installation: own.installationId, project: e2e.projectDir });
 
-interface Ids {
-  edge: string;
-  access: string;
-  session: string;
-  approval: string;
-  input: string;
-  transfer: string;
-}
-
-const alicesIds = (): Ids => ({
+const alicesIds = (): ObjectIds => ({
   edge: own.edgeId,
   access: own.accessId,
   session: own.sessionId,
@@ -187,7 +140,7 @@ const alicesIds = (): Ids => ({
   input: inputId,
   transfer: NOBODY_ID,
 });
-const nobodysIds = (edge: string, access: string): Ids => ({
+const nobodysIds = (edge: string, access: string): ObjectIds => ({
   edge,
   access,
   session: NOBODY_ID,

@@ -1,6 +1,7 @@
 // A typed client of the edge-agent API for suites that drive a running stack from outside: the
 // snapshot shape they read, starting a session on a saved access, watching a turn to its end,
 // and waiting for a condition. Kept out of `#test-support`'s index like e2e-stack.ts.
+import type { EdgeAgentAction } from '#contracts';
 import type { ApiClient } from './http.js';
 
 /** The parts of an EdgeAgentResult that suites read. */
@@ -102,5 +103,63 @@ export async function watchUntil(
     }
     if (done(snapshot)) return snapshot;
     cursor = snapshot.revision ?? cursor;
+  }
+}
+
+/** The objects a request names. */
+export interface ObjectIds {
+  edge: string;
+  access: string;
+  session: string;
+  approval: string;
+  input: string;
+  transfer: string;
+}
+
+/** A request for `action` that passes validation, naming the given objects. */
+export function validRequest(
+  action: EdgeAgentAction,
+  ids: ObjectIds,
+  start: { installation: string; project: string },
+): Record<string, unknown> {
+  const edge = { edge_id: ids.edge, action };
+  const scoped = { ...edge, access_id: ids.access, session_id: ids.session };
+  switch (action) {
+    case 'discover':
+      return edge;
+    case 'directories':
+    case 'sessions':
+      return { ...edge, access_id: ids.access };
+    case 'start':
+      return { ...edge, access_id: ids.access, installation_id: start.installation, project: start.project };
+    case 'send':
+      return { ...scoped, text: 'a prompt' };
+    case 'watch':
+      return { ...scoped, cursor: '999999' };
+    case 'model':
+      return { ...scoped, model: 'scripted-fast' };
+    case 'rename':
+      return { ...scoped, title: 'a title' };
+    case 'approve':
+      return { ...scoped, approval_id: ids.approval, decision: 'decline' };
+    case 'permissions':
+      return { ...scoped, permission_mode: 'read-only' };
+    case 'answer':
+      return { ...scoped, input_id: ids.input, answers: [{ question_id: 'choice', answers: ['yes'] }] };
+    case 'transcript':
+      return { ...scoped, history_before: '1' };
+    case 'file_list':
+      return { ...scoped, file: { path: '' } };
+    case 'file_read':
+      return { ...scoped, file: { path: 'notes.txt' } };
+    case 'file_begin':
+      return { ...scoped, file: { name: 'up.txt', size: 4 } };
+    case 'file_write':
+      return { ...scoped, file: { transfer_id: ids.transfer, offset: 0, data: 'dGVzdA==' } };
+    case 'file_commit':
+    case 'file_cancel':
+      return { ...scoped, file: { transfer_id: ids.transfer } };
+    default:
+      return scoped;
   }
 }
