@@ -11,6 +11,7 @@ export {
   recordTurnTiming,
   recordHistoryWrite,
   recordSubmissionsSettled,
+  exportSubmissionSettlements,
   registerGauge,
   subjectLabel,
 } from './metrics.js';

@@ -115,7 +115,18 @@ export function recordHistoryWrite(ms: number, outcome: 'stored' | 'failed'): vo
   get().historyWrite.record(seconds(ms), { outcome });
 }
 
-export type SubmissionSettlement = 'swept_unknown' | 'reconciled_accepted' | 'reconciled_rejected';
+const SETTLEMENTS = ['swept_unknown', 'reconciled_accepted', 'reconciled_rejected'] as const;
+export type SubmissionSettlement = (typeof SETTLEMENTS)[number];
+
+/**
+ * Exports every settlement outcome from the start, at 0 (the router calls it at boot): a healthy
+ * stack settles nothing, and a series that appears only on the first failure cannot be graphed
+ * or alerted on before it.
+ */
+export function exportSubmissionSettlements(): void {
+  const counter = get().submissionsSettled;
+  for (const outcome of SETTLEMENTS) counter.add(0, { outcome });
+}
 
 export function recordSubmissionsSettled(count: number, outcome: SubmissionSettlement): void {
   if (count > 0) get().submissionsSettled.add(count, { outcome });

@@ -87,3 +87,54 @@ export function ruleQueries(): ShippedQuery[] {
 export function recordedNames(): Set<string> {
   return new Set(rules().flatMap((rule) => (rule.record ? [rule.record] : [])));
 }
+
+/** PromQL words that are not series names. */
+const PROMQL_WORDS = new Set([
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'count',
+  'rate',
+  'irate',
+  'increase',
+  'histogram_quantile',
+  'clamp_min',
+  'clamp_max',
+  'round',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'le',
+  'abs',
+  'absent',
+  'time',
+  'vector',
+  'scalar',
+]);
+
+/** The series names a PromQL expression reads (recording-rule names included). */
+export function seriesIn(expr: string): string[] {
+  const stripped = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""') // label values
+    .replace(/\{[^}]*\}/g, '') // label matchers
+    .replace(/\[[^\]]*\]/g, '') // ranges
+    .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, ''); // grouping labels
+  const names: string[] = [];
+  for (const match of stripped.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
+    const word = match[0];
+    const after = stripped.slice((match.index ?? 0) + word.length).trimStart();
+    if (PROMQL_WORDS.has(word) || after.startsWith('(')) continue;
+    if (/^\d*e\d+$/i.test(word) || word === 'e') continue;
+    names.push(word);
+  }
+  return names;
+}
