@@ -55,7 +55,8 @@ export async function attachLifecycleConsumer(
   try {
     await jsm.streams.info(settings.stream);
   } catch (error) {
-    if (error instanceof Error && /not found/i.test(error.message)) throw new StreamMissingError(settings.stream);
+    if (error instanceof Error && /not found/i.test(error.message))
+      throw new StreamMissingError(settings.stream);
     throw error;
   }
   const bounds = {

@@ -20,7 +20,11 @@ export function lifecycleEventJsonSchema(): Record<string, unknown> {
     // The edge id's canonical-decimal rule is a refinement JSON Schema cannot state; its pattern is.
     unrepresentable: 'any',
   }) as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
-  generated.properties.edge_id = { ...generated.properties.edge_id, type: 'string', pattern: '^[1-9][0-9]{0,19}$' };
+  generated.properties.edge_id = {
+    ...generated.properties.edge_id,
+    type: 'string',
+    pattern: '^[1-9][0-9]{0,19}$',
+  };
   return { $schema: generated.$schema, $id: SCHEMA_ID, title: 'LifecycleEvent', ...generated };
 }
 
@@ -78,10 +82,16 @@ export function lifecycleAsyncApi(): Record<string, unknown> {
             type: 'object',
             properties: {
               'Nats-Msg-Id': { type: 'string', description: 'Equal to the event `id`.' },
-              traceparent: { type: 'string', description: 'W3C trace context of the request that caused it.' },
+              traceparent: {
+                type: 'string',
+                description: 'W3C trace context of the request that caused it.',
+              },
             },
           },
-          payload: { schemaFormat: 'application/schema+json;version=draft-07', schema: lifecycleEventJsonSchema() },
+          payload: {
+            schemaFormat: 'application/schema+json;version=draft-07',
+            schema: lifecycleEventJsonSchema(),
+          },
         },
       },
     },

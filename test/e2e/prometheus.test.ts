@@ -106,7 +106,8 @@ test('with tracing off every app serves the standard series in seconds and the r
     }, `${app} exporting its series`).catch((error: Error) => {
       throw new Error(`${error.message}; it exports ${last}`);
     });
-    for (const name of [...EXPECTED_SERIES[app], ...RUNTIME_SERIES]) expect(metrics.seriesNames).toContain(name);
+    for (const name of [...EXPECTED_SERIES[app], ...RUNTIME_SERIES])
+      expect(metrics.seriesNames).toContain(name);
     // No duration left in milliseconds, and every duration family carries its unit.
     for (const name of metrics.seriesNames) {
       expect(name).not.toMatch(/_milliseconds|_ms_/);
@@ -119,9 +120,13 @@ test('with tracing off every app serves the standard series in seconds and the r
     expect(target?.labels).toMatch(/deployment_environment_name="/);
     // Standard histograms have Tether's boundaries: 1 ms and the 15 s watch wait.
     const standard =
-      app === 'api' ? 'http_server_request_duration_seconds_bucket' : 'messaging_process_duration_seconds_bucket';
+      app === 'api'
+        ? 'http_server_request_duration_seconds_bucket'
+        : 'messaging_process_duration_seconds_bucket';
     const bounds = new Set(
-      samples.filter((sample) => sample.name === standard).map((sample) => /le="([^"]+)"/.exec(sample.labels)?.[1]),
+      samples
+        .filter((sample) => sample.name === standard)
+        .map((sample) => /le="([^"]+)"/.exec(sample.labels)?.[1]),
     );
     expect(bounds).toContain('0.001');
     expect(bounds).toContain('15');
@@ -140,7 +145,9 @@ test('Prometheus scrapes every app, and every dashboard and alert expression eva
   const recorded = recordedNames();
   // Every name the shipped queries read must be exported by some service (or recorded).
   const named = new Set(
-    [...dashboardQueries(), ...ruleQueries()].flatMap((query) => seriesIn(query.expr)).filter((name) => !recorded.has(name)),
+    [...dashboardQueries(), ...ruleQueries()]
+      .flatMap((query) => seriesIn(query.expr))
+      .filter((name) => !recorded.has(name)),
   );
   const missing = await eventually(async () => {
     const held = await server.seriesNames();
@@ -155,7 +162,9 @@ test('Prometheus scrapes every app, and every dashboard and alert expression eva
   // Every expression evaluates (a syntax or type error fails), with the variables at "All".
   const errors: string[] = [];
   for (const query of [...dashboardQueries(), ...ruleQueries()]) {
-    await server.query(withAllVariables(query.expr)).catch((error: Error) => errors.push(`${query.where}: ${error.message}`));
+    await server
+      .query(withAllVariables(query.expr))
+      .catch((error: Error) => errors.push(`${query.where}: ${error.message}`));
   }
   for (const variable of dashboardVariables()) {
     const values = await server

@@ -168,12 +168,15 @@ test('one send is one trace from the HTTP span through router and edge to the hi
   // The hops, each a descendant of the one before.
   const routerHandle = spans.find(named('tether-session-router', 'process router.edge-agent'));
   const edgeRpc = spans.find(
-    (span) => named('tether-edge-connector', 'process edge.*.rpc')(span) && span.attributes['tether.action'] === 'send',
+    (span) =>
+      named('tether-edge-connector', 'process edge.*.rpc')(span) &&
+      span.attributes['tether.action'] === 'send',
   );
   const turnSpan = spans.find(named('tether-edge-connector', 'agent.turn'))!;
   // A turn sends several session updates (one span each); the write must descend from one of them.
   const isTurnUpdate = (span: ReceivedSpan) =>
-    named('tether-session-router', 'process router.session-update')(span) && ancestors(span).includes(turnSpan);
+    named('tether-session-router', 'process router.session-update')(span) &&
+    ancestors(span).includes(turnSpan);
   const routerUpdate = spans.find(isTurnUpdate);
   // The write of one of the turn's rows: a child of the router's JetStream publish of that row,
   // or, when history stored it in a batch, a batch span of its own trace linking to it.
@@ -229,7 +232,9 @@ test('one send is one trace from the HTTP span through router and edge to the hi
 
   // One DB span per statement: pg's, not Prisma's copy of it; Fastify's hooks are no spans.
   expect(spans.filter((span) => span.name === 'prisma:client:db_query')).toEqual([]);
-  expect(spans.filter((span) => span.service === 'tether-api' && /hook|handler -/i.test(span.name))).toEqual([]);
+  expect(spans.filter((span) => span.service === 'tether-api' && /hook|handler -/i.test(span.name))).toEqual(
+    [],
+  );
   expect(roots[0]!.name).toBe('POST /api/v1/edge-agents');
 
   // The turn span's attributes equal the session's turn_timing; its events mark each phase.

@@ -545,14 +545,20 @@ function lifecycleEventObject<T extends z.ZodType>(
       .string()
       .min(1)
       .max(LIFECYCLE_EVENT_ID_MAX_LENGTH)
-      .describe('`<session_id>:<epoch>:<sequence>:<type>[:<approval_id>]`: unique, the JetStream message id.'),
+      .describe(
+        '`<session_id>:<epoch>:<sequence>:<type>[:<approval_id>]`: unique, the JetStream message id.',
+      ),
     type,
     session_id: internalIdSchema,
     edge_id: edgeIdSchema.describe('The edge (connector) running the session: a canonical decimal uint64.'),
     actor_id: actorIdSchema.describe('The user who owns the session.'),
     access_id: internalIdSchema.optional().describe('Absent for sessions not started through an access.'),
     at: timestampSchema.describe('Milliseconds since the Unix epoch when the router recorded the row.'),
-    epoch: z.string().min(1).max(EPOCH_MAX_LENGTH).describe('The journal epoch of the row that caused the event.'),
+    epoch: z
+      .string()
+      .min(1)
+      .max(EPOCH_MAX_LENGTH)
+      .describe('The journal epoch of the row that caused the event.'),
     sequence: z.int().min(1).describe('The journal sequence of that row (restarts at 1 in a new epoch).'),
     data: object({
       status: lifecycleDataStringSchema.optional().describe('turn.completed, session.expired: the status.'),
@@ -564,7 +570,9 @@ function lifecycleEventObject<T extends z.ZodType>(
         .optional()
         .describe('turn.completed: the edge timing of the turn, when observed.'),
       approval_id: lifecycleDataStringSchema.optional().describe('approval.requested, approval.resolved.'),
-      approval_kind: lifecycleDataStringSchema.optional().describe('approval.requested, when the agent names one.'),
+      approval_kind: lifecycleDataStringSchema
+        .optional()
+        .describe('approval.requested, when the agent names one.'),
     }).describe('Per type; never prompts, output, titles, commands or paths.'),
   });
 }

@@ -85,7 +85,11 @@ export async function requestJson<T>(
   try {
     const reply = await withSendSpan(
       subject,
-      { headers: options.headers, bodySize: body.length, errorType: (error) => unavailableReason(error) ?? 'error' },
+      {
+        headers: options.headers,
+        bodySize: body.length,
+        errorType: (error) => unavailableReason(error) ?? 'error',
+      },
       (headers) => nc.request(subject, body, { timeout: options.timeoutMs, headers }),
     );
     data = reply.data;
@@ -96,7 +100,12 @@ export async function requestJson<T>(
     if (reason) throw new RpcUnavailableError(subject, reason);
     throw error;
   } finally {
-    recordNatsRequest(performance.now() - started, label, outcome, options.longPoll ? 'long_poll' : 'request');
+    recordNatsRequest(
+      performance.now() - started,
+      label,
+      outcome,
+      options.longPoll ? 'long_poll' : 'request',
+    );
   }
   if (options.maxReplyBytes !== undefined && data.length > options.maxReplyBytes) {
     throw new RpcReplyTooLargeError(subject, data.length);

@@ -125,7 +125,9 @@ export async function withSendSpan<T>(
   const started = performance.now();
   let errorType: string | undefined;
   try {
-    const headers = span ? traceHeaders(options.headers, trace.setSpan(context.active(), span)) : options.headers;
+    const headers = span
+      ? traceHeaders(options.headers, trace.setSpan(context.active(), span))
+      : options.headers;
     return await run(headers);
   } catch (error) {
     errorType = options.errorType?.(error) ?? (error instanceof Error ? error.name : 'error');
@@ -168,11 +170,13 @@ export async function withIncomingTrace<T>(
   try {
     if (!tracingEnabled()) return await handler();
     const parent = traceContextOf(msg.headers);
-    span = trace.getTracer(TRACER).startSpan(
-      `process ${label}`,
-      { kind: SpanKind.CONSUMER, attributes: processAttributes(msg, label, options) },
-      parent,
-    );
+    span = trace
+      .getTracer(TRACER)
+      .startSpan(
+        `process ${label}`,
+        { kind: SpanKind.CONSUMER, attributes: processAttributes(msg, label, options) },
+        parent,
+      );
     return await context.with(trace.setSpan(parent, span), handler);
   } catch (error) {
     errorType = error instanceof Error ? error.name : 'error';

@@ -47,6 +47,8 @@ test('a failing round marks its span and rethrows', async () => {
     traceBackground('history.journal-compaction', () => Promise.reject(new TypeError('boom'))),
   ).rejects.toThrow('boom');
   await provider.forceFlush();
-  const span = exporter.getFinishedSpans().find((candidate) => candidate.name === 'history.journal-compaction')!;
+  const span = exporter
+    .getFinishedSpans()
+    .find((candidate) => candidate.name === 'history.journal-compaction')!;
   expect(span.status.code).toBe(2);
 });

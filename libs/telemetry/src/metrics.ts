@@ -59,7 +59,10 @@ function get(): Instruments {
     meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
   instruments = {
     http: latency(METRIC.httpDuration, 'HTTP requests served by the api, by action and status.'),
-    requestService: latency(METRIC.requestService, 'What the api spent on a send (request_service_ms, in seconds).'),
+    requestService: latency(
+      METRIC.requestService,
+      'What the api spent on a send (request_service_ms, in seconds).',
+    ),
     nats: latency(METRIC.natsRequestDuration, 'NATS requests made by this process, by subject and outcome.'),
     dispatch: latency(METRIC.turnDispatch, 'Agent turn: start to native dispatch.', TURN_BUCKETS_S),
     firstReply: latency(METRIC.turnFirstReply, 'Agent turn: start to first reply text.', TURN_BUCKETS_S),
@@ -93,7 +96,12 @@ export type NatsOutcome = 'ok' | 'error' | 'timeout' | 'no_responders' | 'discon
 export type NatsCallKind = 'request' | 'long_poll';
 
 /** `subject` must be low-cardinality: see `subjectLabel`. */
-export function recordNatsRequest(ms: number, subject: string, outcome: NatsOutcome, kind: NatsCallKind): void {
+export function recordNatsRequest(
+  ms: number,
+  subject: string,
+  outcome: NatsOutcome,
+  kind: NatsCallKind,
+): void {
   get().nats.record(seconds(ms), { subject, outcome, kind });
 }
 

@@ -31,7 +31,9 @@ export function prometheusName(name: string, unit: string): string {
 function withUnitSuffix(metric: MetricData): MetricData {
   const { name, unit } = metric.descriptor;
   const renamed = prometheusName(name, unit);
-  return renamed === name ? metric : ({ ...metric, descriptor: { ...metric.descriptor, name: renamed } } as MetricData);
+  return renamed === name
+    ? metric
+    : ({ ...metric, descriptor: { ...metric.descriptor, name: renamed } } as MetricData);
 }
 
 /** The process's metrics in Prometheus text format (empty when telemetry is off). */

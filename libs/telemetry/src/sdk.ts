@@ -8,7 +8,12 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { RuntimeNodeInstrumentation } from '@opentelemetry/instrumentation-runtime-node';
-import { envDetector, hostDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
+import {
+  envDetector,
+  hostDetector,
+  resourceFromAttributes,
+  serviceInstanceIdDetector,
+} from '@opentelemetry/resources';
 import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
 import { AlwaysOffSampler } from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
@@ -30,7 +35,11 @@ const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 const PRISMA_SPANS_IGNORED = [/^prisma:client:db_query$/, /^prisma:client:serialize$/, /^prisma:engine:/];
 
 /** The standard histograms get Tether's latency buckets (1 ms – 15 s) instead of the library's. */
-const STANDARD_HISTOGRAMS = ['http.server.request.duration', 'http.client.request.duration', 'db.client.operation.duration'];
+const STANDARD_HISTOGRAMS = [
+  'http.server.request.duration',
+  'http.client.request.duration',
+  'db.client.operation.duration',
+];
 
 let sdk: NodeSDK | undefined;
 
@@ -45,7 +54,10 @@ function tetherVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 6; depth += 1) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'tether' && manifest.version) return manifest.version;
     } catch {
       // No manifest at this level: keep climbing.
@@ -77,7 +89,10 @@ function instrumentations(tracing: boolean) {
 
 const views: ViewOptions[] = STANDARD_HISTOGRAMS.map((instrumentName) => ({
   instrumentName,
-  aggregation: { type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM, options: { boundaries: LATENCY_BUCKETS_S } },
+  aggregation: {
+    type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM,
+    options: { boundaries: LATENCY_BUCKETS_S },
+  },
 }));
 
 /**

@@ -17,7 +17,9 @@ test('Prometheus names carry the unit once: seconds, bytes; annotations and rati
   expect(prometheusName('tether.http.request.duration', 's')).toBe('tether.http.request.duration_seconds');
   expect(prometheusName('process.memory.usage', 'By')).toBe('process.memory.usage_bytes');
   expect(prometheusName('tether.x_seconds', 's')).toBe('tether.x_seconds');
-  expect(prometheusName('messaging.client.sent.messages', '{message}')).toBe('messaging.client.sent.messages');
+  expect(prometheusName('messaging.client.sent.messages', '{message}')).toBe(
+    'messaging.client.sent.messages',
+  );
   expect(prometheusName('nodejs.eventloop.utilization', '1')).toBe('nodejs.eventloop.utilization');
 });
 

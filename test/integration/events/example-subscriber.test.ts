@@ -82,7 +82,11 @@ test('an event with an extra field and one of an unknown type: both acked, the f
   const js = jetstream(nc);
   const withExtra = event(1, 'turn.completed', {
     added_in_a_later_version: { anything: true },
-    data: { status: 'ok', turn_timing: { dispatch_ms: 3, first_reply_ms: 9, finished_ms: 20 }, cost_cents: 4 },
+    data: {
+      status: 'ok',
+      turn_timing: { dispatch_ms: 3, first_reply_ms: 9, finished_ms: 20 },
+      cost_cents: 4,
+    },
   });
   await js.publish(subjects.sessionLifecycle(SESSION), JSON.stringify(withExtra));
   await js.publish(subjects.sessionLifecycle(SESSION), JSON.stringify(event(2, 'session.paused')));
@@ -139,7 +143,13 @@ test('an event the handler fails on is redelivered, not lost or terminated', asy
   const again = await consumer.next({ expires: 20_000 });
   expect(again?.seq).toBe(first!.seq);
   expect(again!.info.redelivered).toBe(true);
-  expect(await handleLifecycleMessage(again!, () => Promise.resolve(), () => undefined)).toBe('processed');
+  expect(
+    await handleLifecycleMessage(
+      again!,
+      () => Promise.resolve(),
+      () => undefined,
+    ),
+  ).toBe('processed');
   const info = await jsm.consumers.info(settings.stream, settings.durable);
   expect(info.num_ack_pending).toBe(0);
   expect(terminations).toEqual([]);

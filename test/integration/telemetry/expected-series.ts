@@ -59,7 +59,8 @@ export type AppName = keyof typeof EXPECTED_SERIES;
 export function exportedSeries(): Set<string> {
   const names = new Set<string>(RUNTIME_SERIES);
   // Runtime series exported once there is something to report (a GC, a handle).
-  for (const name of ['v8js_gc_duration_seconds_bucket', 'nodejs_eventloop_time_seconds_total']) names.add(name);
+  for (const name of ['v8js_gc_duration_seconds_bucket', 'nodejs_eventloop_time_seconds_total'])
+    names.add(name);
   for (const list of Object.values(EXPECTED_SERIES)) {
     for (const name of list) names.add(name);
   }

@@ -62,7 +62,8 @@ export class PrometheusServer {
       child.once('error', resolve);
       child.once('spawn', () => resolve(undefined));
     });
-    if (spawned) throw new Error(`prometheus is not installed (apt-get install prometheus): ${spawned.message}`);
+    if (spawned)
+      throw new Error(`prometheus is not installed (apt-get install prometheus): ${spawned.message}`);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}:\n${this.log}`);
@@ -82,7 +83,9 @@ export class PrometheusServer {
     }>;
     if (answer.status !== 'success') throw new Error(`${expr}: ${answer.errorType}: ${answer.error}`);
     const result = answer.data!.result;
-    return answer.data!.resultType === 'vector' ? (result as { metric: Record<string, string>; value: [number, string] }[]) : [];
+    return answer.data!.resultType === 'vector'
+      ? (result as { metric: Record<string, string>; value: [number, string] }[])
+      : [];
   }
 
   /** Every series name Prometheus holds. */

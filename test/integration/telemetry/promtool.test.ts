@@ -11,7 +11,8 @@ import { PROMETHEUS_DIR, rules } from './shipped-queries.js';
 
 function promtool(...args: string[]): string {
   const run = spawnSync('promtool', args, { cwd: PROMETHEUS_DIR, encoding: 'utf8' });
-  if (run.error) throw new Error(`promtool is not installed (apt-get install prometheus): ${run.error.message}`);
+  if (run.error)
+    throw new Error(`promtool is not installed (apt-get install prometheus): ${run.error.message}`);
   const output = `${run.stdout}${run.stderr}`;
   if (run.status !== 0) throw new Error(`promtool ${args.join(' ')} failed:\n${output}`);
   return output;

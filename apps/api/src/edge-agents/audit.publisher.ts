@@ -82,11 +82,15 @@ export class AuditPublisher implements OnApplicationBootstrap {
     const record = auditRecord(actorId, { ...request, action: request.action }, status, traceparent);
     const body = encodeJson(record);
     withSendSpan(this.subjects.auditRecords, { messageId: record.id, bodySize: body.length }, (headers) =>
-      this.js.publish(this.subjects.auditRecords, body, { msgID: record.id, timeout: AUDIT_PUBLISH_TIMEOUT_MS, headers }),
+      this.js.publish(this.subjects.auditRecords, body, {
+        msgID: record.id,
+        timeout: AUDIT_PUBLISH_TIMEOUT_MS,
+        headers,
+      }),
     ).catch((error: unknown) => {
-        this.logger.error(
-          `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
-        );
-      });
+      this.logger.error(
+        `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
+      );
+    });
   }
 }

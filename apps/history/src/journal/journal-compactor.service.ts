@@ -44,7 +44,10 @@ export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     const { intervalMs } = this.config.journalCompaction;
     if (intervalMs === 0) return;
-    this.timer = setInterval(() => void traceBackground('history.journal-compaction', () => this.tick()), intervalMs);
+    this.timer = setInterval(
+      () => void traceBackground('history.journal-compaction', () => this.tick()),
+      intervalMs,
+    );
     this.timer.unref();
   }
 

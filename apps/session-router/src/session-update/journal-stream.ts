@@ -61,7 +61,11 @@ export class JournalStream implements OnModuleInit {
     try {
       const ack = await withSendSpan(
         subject,
-        { messageId: msgId, bodySize: body.length, errorType: (error) => (isWrongLastSequence(error) ? 'moved' : 'error') },
+        {
+          messageId: msgId,
+          bodySize: body.length,
+          errorType: (error) => (isWrongLastSequence(error) ? 'moved' : 'error'),
+        },
         (headers) =>
           this.js.publish(subject, body, {
             msgID: msgId,
