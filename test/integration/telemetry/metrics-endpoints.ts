@@ -1,20 +1,24 @@
-// Where each app serves /metrics in a running stack: the one place tests look it up. The router,
-// history and the edge serve it on their ops port (TETHER_METRICS_PORT=0 in tests: an ephemeral
-// port each service announces in its log); the api on its HTTP port.
+// Where each app serves /metrics in a running stack: the one place tests look it up. Every app
+// that has an ops port (TETHER_METRICS_PORT=0 in tests: an ephemeral port each service announces
+// in its log) serves it there; an api without one serves it on its HTTP port.
 import type { Stack } from '../../../scripts/stack/launcher.js';
 import type { AppName } from './expected-series.js';
 
 /** The ops base URL a service announced in its log (`Ops endpoints of <service> at <url>`). */
 export function announcedOpsUrl(stack: Stack, service: string): string {
-  const match = new RegExp(`Ops endpoints of ${service} at (http://[0-9.]+:[0-9]+)`).exec(stack.output());
-  if (!match) throw new Error(`${service} announced no ops endpoints.\n${stack.output()}`);
-  return match[1]!;
+  const url = maybeOpsUrl(stack, service);
+  if (!url) throw new Error(`${service} announced no ops endpoints.\n${stack.output()}`);
+  return url;
+}
+
+function maybeOpsUrl(stack: Stack, service: string): string | undefined {
+  return new RegExp(`Ops endpoints of ${service} at (http://[0-9.]+:[0-9]+)`).exec(stack.output())?.[1];
 }
 
 /** The base URL whose `/metrics`, `/healthz` and `/readyz` each app serves. */
 export function metricsEndpoints(stack: Stack): Record<AppName, string> {
   return {
-    api: stack.apiUrl,
+    api: maybeOpsUrl(stack, 'api') ?? stack.apiUrl,
     router: announcedOpsUrl(stack, 'session-router'),
     edge: announcedOpsUrl(stack, 'edge-connector'),
     history: announcedOpsUrl(stack, 'history'),
