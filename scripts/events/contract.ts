@@ -11,7 +11,8 @@ const DUPLICATE_WINDOW_MINUTES = 2;
 
 export const SCHEMA_FILE = 'docs/events/lifecycle-event.v1.schema.json';
 export const ASYNCAPI_FILE = 'docs/events/asyncapi.yaml';
-const SCHEMA_ID = 'https://tether.dev/schemas/events/lifecycle-event.v1.schema.json';
+/** A name, not a location: the file is published in docs/events/ with the repository. */
+const SCHEMA_ID = 'urn:tether:events:lifecycle-event:v1';
 
 /** The JSON Schema (draft-07, which AsyncAPI 3 payloads accept) of a v1 lifecycle event. */
 export function lifecycleEventJsonSchema(): Record<string, unknown> {
