@@ -67,9 +67,10 @@ export class NatsTransport extends Server implements CustomTransportStrategy {
           }
           // A child of the caller's span: the trace context arrives in the message headers.
           this.track(
-            withIncomingTrace(`nats.handle ${pattern}`, msg.subject, msg.headers, 'server', () =>
-              this.dispatch(handler, msg),
-            ),
+            withIncomingTrace(msg, () => this.dispatch(handler, msg), {
+              group: this.options.queue,
+              attributes: { 'tether.handler': pattern },
+            }),
           );
         },
       });

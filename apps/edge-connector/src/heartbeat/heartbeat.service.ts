@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Limits, type EdgeHeartbeat, type Subjects } from '#contracts';
-import { NATS_CONNECTION, encodeJson } from '#messaging';
+import { NATS_CONNECTION, encodeJson, withSendSpan } from '#messaging';
+import { traceBackground } from '#telemetry';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { AGENT_DRIVER, SessionsService } from '../sessions/sessions.service.js';
@@ -38,13 +39,21 @@ export class HeartbeatService {
     };
   }
 
+  /**
+   * One heartbeat, as a short background trace of its own (sampled by
+   * TETHER_TRACE_BACKGROUND_RATIO): never part of whichever request's context was active when the
+   * timer was set. `leaving` tells the routers the edge is shutting down.
+   */
   private publish(leaving = false): void {
-    try {
-      const heartbeat = leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat();
-      this.nc.publish(this.subjects.edgeHeartbeat, encodeJson(heartbeat));
-    } catch (error) {
+    const subject = this.subjects.edgeHeartbeat;
+    void traceBackground('edge.heartbeat', () => {
+      const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
+      return withSendSpan(subject, { bodySize: body.length }, async (headers) => {
+        this.nc.publish(subject, body, { headers });
+      });
+    }).catch((error: unknown) => {
       this.log.warn(`Heartbeat not sent: ${(error as Error).message}`);
-    }
+    });
   }
 
   start(): void {
