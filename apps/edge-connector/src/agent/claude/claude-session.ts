@@ -274,7 +274,8 @@ export class ClaudeSession implements AgentSession {
     if (this.closing) return;
     this.logger.warn(`Claude session ${this.sessionId} ended: ${reason}`);
     this.stream.close(reason);
-    void this.process.stop();
+    // A CLI that broke the protocol gets no graceful exit: its output can no longer be trusted.
+    void (reason === 'stream_ended' ? this.process.stop() : this.process.kill());
     if (this.ready) this.emit({ type: 'closed', reason });
   }
 }
