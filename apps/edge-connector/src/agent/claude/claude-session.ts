@@ -272,7 +272,8 @@ export class ClaudeSession implements AgentSession {
     if (this.ended) return;
     this.ended = true;
     if (this.closing) return;
-    this.logger.warn(`Claude session ${this.sessionId} ended: ${reason}`);
+    // Before `ready` the failure is the open's own error; after it, the session learns it here.
+    if (this.ready) this.logger.warn(`Claude session ${this.sessionId} ended: ${reason}`);
     this.stream.close(reason);
     // A CLI that broke the protocol gets no graceful exit: its output can no longer be trusted.
     void (reason === 'stream_ended' ? this.process.stop() : this.process.kill());
