@@ -393,6 +393,9 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('refuses attachments and permissions for Claude Code, as the reference does', async () => {
     const { session_id: id } = await start();
+    const attached = await rpc({ action: 'send', ...on(id!), text: 'see this', attachments: ['notes.txt'] });
+    expect(attached.status).toBe('upgrade_required');
+    expect((await rpc({ action: 'poll', ...on(id!) })).messages ?? []).toEqual([]);
     expect(
       (await rpc({ action: 'permissions', ...on(id!), permission_mode: 'workspace-write' })).status,
     ).toBe('upgrade_required');

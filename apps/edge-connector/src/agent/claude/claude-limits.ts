@@ -6,7 +6,10 @@ const MiB = 1024 * KiB;
 
 /** One stream-json line from or to `claude` [§3 Claude Code]. */
 export const STREAM_FRAME_MAX_BYTES = 2 * MiB;
-/** Inbound messages waiting for the consumer; overflow closes the session [§3 Claude Code]. */
+/**
+ * Inbound messages waiting for the consumer; overflow closes the session [§3 Claude Code]. The
+ * session consumes synchronously, so only a consumer that re-enters the stream can fill it.
+ */
 export const STREAM_EVENT_QUEUE_MAX = 64;
 /** Control requests sent to `claude` and not answered yet [§3 Claude Code]. */
 export const OUTGOING_CONTROLS_MAX = 32;
