@@ -36,6 +36,11 @@ export const INPUT_OPTIONS_MAX = 8;
 export const INPUT_OPTION_LABEL_MAX_CHARS = 512;
 export const INPUT_OPTION_DESCRIPTION_MAX_CHARS = 2048;
 
+/**
+ * Tool calls remembered per turn (to finish their activities); later ones show no activity. Far
+ * above the 128 activities a snapshot keeps [§3 activity projection].
+ */
+export const TOOLS_PER_TURN_MAX = 1024;
 /** Native ids the edge hashes into public ids [§3 activity projection]. */
 export const NATIVE_ID_MAX_CHARS = 256;
 /** The model catalog of `initialize` [§2.3 models: more than 256 is an error]. */

@@ -16,7 +16,7 @@ import {
   toolStarted,
   validNativeId,
 } from './claude-events.js';
-import { PENDING_APPROVALS_MAX } from './claude-limits.js';
+import { PENDING_APPROVALS_MAX, TOOLS_PER_TURN_MAX } from './claude-limits.js';
 import type { JsonObject } from './claude-stream.js';
 
 /** What Claude Code is told when the edge or the user says no; the model reads it. */
@@ -137,6 +137,7 @@ export class ClaudeTurns {
     if (!Array.isArray(content)) return;
     for (const block of content) {
       if (!isObject(block) || block.type !== 'tool_use' || !validNativeId(block.id)) continue;
+      if (this.tools.size >= TOOLS_PER_TURN_MAX) return;
       const name = str(block.name) ?? '';
       this.tools.set(block.id, name);
       const activity = toolStarted(block.id, name, block.input, this.options.cwd);
@@ -248,7 +249,7 @@ export class ClaudeTurns {
   private deny(requestId: string, toolUseId: unknown, message: string, why: string): void {
     if (why !== 'answered')
       this.logger.warn(`Denied a permission question of Claude session ${this.options.sessionId}: ${why}`);
-    if (validNativeId(toolUseId)) this.declined.add(toolUseId);
+    if (validNativeId(toolUseId) && this.declined.size < TOOLS_PER_TURN_MAX) this.declined.add(toolUseId);
     this.options.respond(requestId, { behavior: 'deny', message });
   }
 
