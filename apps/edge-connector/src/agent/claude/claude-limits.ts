@@ -1,5 +1,5 @@
-// Bounds of the Claude Code driver. The stream bounds are the reference edge's for its Claude
-// adapter (liaison-edge-agent.md §3 "Claude Code"); the rest say where their value comes from.
+// Bounds of the Claude Code driver. The stream bounds are those of the reference edge's Claude
+// adapter (reference §3, "Claude Code"); the rest say where their value comes from.
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -185,30 +185,28 @@ export class ClaudeTurns {
       this.options.refuse(requestId);
       return;
     }
+    // The CLI repeating a question it already asked changes nothing.
+    if (this.pending.has(requestId)) return;
     const toolUseId = request.tool_use_id;
     const toolName = str(request.tool_name);
     const input = isObject(request.input) ? request.input : {};
     const turnId = this.turnId;
-    const refusal = !this.options.saved
-      ? 'transient_session'
-      : turnId === undefined
-        ? 'no_turn'
-        : !validNativeId(toolUseId)
-          ? 'tool_invalid'
-          : this.pending.size >= PENDING_APPROVALS_MAX
-            ? 'too_many_pending'
-            : toolName !== BASH_TOOL && toolName !== QUESTION_TOOL
-              ? 'tool_not_remote'
-              : this.pending.has(requestId)
-                ? 'duplicate'
-                : undefined;
-    if (refusal === 'duplicate') return;
+    const refusal = this.refusal(toolName);
     if (refusal || turnId === undefined || !validNativeId(toolUseId)) {
-      this.deny(requestId, toolUseId, NOT_ALLOWED, refusal ?? 'invalid');
+      this.deny(requestId, toolUseId, NOT_ALLOWED, refusal ?? 'tool_invalid');
       return;
     }
     if (toolName === BASH_TOOL) this.askApproval(requestId, turnId, toolUseId, input);
     else this.askQuestion(requestId, turnId, toolUseId, input);
+  }
+
+  /** Why a permission question is denied without asking anyone (fail closed, reference §3 approvals). */
+  private refusal(toolName: string | undefined): string | undefined {
+    if (!this.options.saved) return 'transient_session';
+    if (this.turnId === undefined) return 'no_turn';
+    if (this.pending.size >= PENDING_APPROVALS_MAX) return 'too_many_pending';
+    if (toolName !== BASH_TOOL && toolName !== QUESTION_TOOL) return 'tool_not_remote';
+    return undefined;
   }
 
   private askApproval(requestId: string, turnId: string, toolUseId: string, input: JsonObject): void {
