@@ -148,6 +148,7 @@ export class ClaudeSession implements AgentSession {
       emit: (event) => session.emit(event),
       respond: (id, response) => session.answer(session.stream.respond(id, response)),
       refuse: (id) => session.answer(session.stream.respondError(id, 'unsupported request')),
+      foreign: () => session.stream.close('foreign_session'),
     });
     session.stream = new ClaudeStream({
       input: proc.child.stdout,

@@ -15,6 +15,7 @@ export type StreamCloseReason =
   | 'invalid_frame'
   | 'event_queue_overflow'
   | 'write_failed'
+  | 'foreign_session'
   | 'closed_by_client';
 
 /** A control request the CLI refused; its message stays inside the driver. */

@@ -22,8 +22,10 @@ function setup(saved = true) {
       refused.push(id);
       return true;
     },
+    foreign: () => void foreign.push(true),
   });
-  return { turns, events, answers, refused };
+  const foreign: boolean[] = [];
+  return { turns, events, answers, refused, foreign };
 }
 
 const ask = (
@@ -241,5 +243,13 @@ describe('ClaudeTurns', () => {
     turns.onMessage({ type: 'control_cancel_request', request_id: 'r1' });
     expect(events.at(-1)).toEqual({ type: 'request_resolved', nativeId: 'r1' });
     expect(turns.answerApproval('r1', 'accept')).toBe(false);
+  });
+
+  it('ends the session when the CLI reports another conversation than the bound one', () => {
+    const { turns, foreign } = setup();
+    turns.onMessage({ type: 'system', subtype: 'init', session_id: SESSION });
+    expect(foreign).toEqual([]);
+    turns.onMessage({ type: 'system', subtype: 'init', session_id: '99999999-2222-4333-8444-555555555555' });
+    expect(foreign).toEqual([true]);
   });
 });

@@ -43,6 +43,8 @@ export interface ClaudeTurnsOptions {
   respond: (requestId: string, response: JsonObject) => boolean;
   /** Refuses a control request this client does not serve. */
   refuse: (requestId: string) => boolean;
+  /** The CLI reports another conversation than the one the binding names: the session must end. */
+  foreign: () => void;
 }
 
 export class ClaudeTurns {
@@ -91,6 +93,15 @@ export class ClaudeTurns {
       if (requestId && this.pending.delete(requestId)) {
         this.options.emit({ type: 'request_resolved', nativeId: requestId });
       }
+      return;
+    }
+    if (
+      message.type === 'system' &&
+      message.subtype === 'init' &&
+      message.session_id !== this.options.sessionId
+    ) {
+      // Resume goes by the id the CLI reports; a session that is not the bound one cannot be kept.
+      this.options.foreign();
       return;
     }
     const turnId = this.turnId;
