@@ -1,9 +1,10 @@
-// B5 Codex overhead: what Tether adds to a Codex turn's dispatch and first reply, against driving
-// `codex app-server` directly through the edge's own Codex driver. Both sides run the same Codex
-// binary against the project's scripted Responses-API fake (one plain-text reply per turn, a fixed
+// B5 agent overhead: what Tether adds to a turn's dispatch and first reply, against driving the
+// agent binary directly through the edge's own driver: `codex app-server` (`npm run bench --
+// codex`) or Claude Code's `claude -p` stream-json (`npm run bench -- claude`). Both sides run the
+// same binary against the project's scripted provider fake (one plain-text reply per turn, a fixed
 // number of deltas), and their turns alternate one by one so machine noise falls on both alike.
 //
-// direct:  createCodexDriver(...).open() in this process; dispatch = `startTurn` resolved, first
+// direct:  the agent's driver `.open()` in this process; dispatch = `startTurn` resolved, first
 //          reply = the first non-empty `message_delta`, both from the instant before `startTurn`.
 // Tether:  the whole stack over HTTP (api → router → edge → the same driver → app-server).
 //          Client view: dispatch = the `send` round trip (the edge answers a send once the turn is
@@ -12,25 +13,18 @@
 //          edge's WATCH_COALESCE_MS pause, so first reply is also given without it: the edge's own
 //          `turn_timing.first_reply_ms` plus the HTTP overhead of the send (client send round trip
 //          minus the edge's `dispatch_ms`).
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { Limits } from '#contracts';
 import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
-import type { AgentEvent, AgentSession } from '../apps/edge-connector/src/agent/agent-driver.js';
-import { createCodexDriver } from '../apps/edge-connector/src/agent/codex/index.js';
+import type { AgentEvent } from '../apps/edge-connector/src/agent/agent-driver.js';
 import { Stack } from '../scripts/stack/launcher.js';
-import {
-  FAKE_API_KEY_ENV,
-  prepareCodexHome,
-  startFakeProvider,
-  type FakeProvider,
-} from '../test/support/fake-provider/index.js';
+import { claudeAgent, codexAgent, type B5Agent, type DirectHandle } from './lib/b5-agents.js';
 import { benchServices } from './lib/env.js';
 import { cpuSecondsOf, machineFacts, writeResult } from './lib/machine.js';
 import { fixed, median, summarize, table, type LatencySummary } from './lib/stats.js';
@@ -76,20 +70,6 @@ interface TetherSample {
   /** The NATS requests that passed during the send, from the tap (not written to the result). */
   sendHops: Hop[];
   sendStart: number;
-}
-
-/** The platform's native Codex binary when installed (what the e2e suites use), else the npm entry point. */
-function codexBinary(): string {
-  const native: Record<string, string> = {
-    'linux-x64': '@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex',
-    'linux-arm64': '@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex',
-    'darwin-x64': '@openai/codex-darwin-x64/vendor/x86_64-apple-darwin/bin/codex',
-    'darwin-arm64': '@openai/codex-darwin-arm64/vendor/aarch64-apple-darwin/bin/codex',
-  };
-  const relative = native[`${process.platform}-${process.arch}`];
-  const candidate = relative && resolve(process.cwd(), 'node_modules', relative);
-  if (candidate && existsSync(candidate)) return candidate;
-  return createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
 }
 
 function wait(ms: number): Promise<void> {
@@ -153,46 +133,20 @@ class Client {
   }
 }
 
-/** One Codex session driven in this process through the edge's Codex driver. */
-class DirectCodex {
-  private session?: AgentSession;
+/** One session driven in this process through the edge's own driver for the agent. */
+class DirectAgent {
+  private handle?: DirectHandle;
   private firstDeltaAt: number | undefined;
   private completed: (() => void) | undefined;
-  private constructor(private readonly provider: FakeProvider) {}
 
-  static async open(provider: FakeProvider, dir: string, codexPath: string): Promise<DirectCodex> {
-    const codexHome = join(dir, 'direct-codex-home');
-    const project = join(dir, 'direct-project');
-    mkdirSync(project, { recursive: true });
-    await prepareCodexHome(codexHome, provider);
-    const proxy = `http://127.0.0.1:${provider.port}`;
-    // The same configuration the stack launcher gives the edge (stack/launcher.ts codexEnv).
-    const driver = createCodexDriver({
-      codexPath,
-      allowRoot: true,
-      codexHome,
-      environment: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LANG: process.env.LANG,
-        [FAKE_API_KEY_ENV]: 'fake-provider-key',
-        HTTPS_PROXY: proxy,
-        HTTP_PROXY: proxy,
-        NO_PROXY: '127.0.0.1,localhost',
-      },
-      envAllowList: [FAKE_API_KEY_ENV],
-    });
-    const { installations } = await driver.discover();
-    const installation = installations.find((entry) => entry.source === 'explicit');
-    if (!installation) throw new Error(`Codex at ${codexPath} was not discovered.`);
-    const direct = new DirectCodex(provider);
-    direct.session = await driver.open({
-      installation,
-      cwd: project,
-      saved: true,
-      onEvent: (event) => direct.onEvent(event),
-    });
+  static async open(agent: B5Agent, dir: string): Promise<DirectAgent> {
+    const direct = new DirectAgent();
+    direct.handle = await agent.openDirect(dir, (event) => direct.onEvent(event));
     return direct;
+  }
+
+  get remaining(): number {
+    return this.handle?.remaining() ?? 0;
   }
 
   private onEvent(event: AgentEvent): void {
@@ -203,24 +157,21 @@ class DirectCodex {
   }
 
   async turn(): Promise<DirectSample> {
-    const session = this.session;
-    if (!session) throw new Error('The direct Codex session is not open.');
-    this.provider.script({ kind: 'text', text: REPLY });
+    const handle = this.handle;
+    if (!handle) throw new Error('The direct session is not open.');
+    handle.script(REPLY);
     this.firstDeltaAt = undefined;
     let timer: NodeJS.Timeout | undefined;
     const finished = new Promise<void>((done, fail) => {
       this.completed = done;
-      timer = setTimeout(
-        () => fail(new Error('A direct Codex turn did not finish in time.')),
-        TURN_TIMEOUT_MS,
-      );
+      timer = setTimeout(() => fail(new Error('A direct turn did not finish in time.')), TURN_TIMEOUT_MS);
     });
     const started = performance.now();
     try {
-      await session.startTurn({ text: PROMPT, permissionMode: 'read-only' });
+      await handle.session.startTurn({ text: PROMPT, permissionMode: 'read-only' });
       const dispatch = performance.now() - started;
       await finished;
-      if (this.firstDeltaAt === undefined) throw new Error('A direct Codex turn finished without a reply.');
+      if (this.firstDeltaAt === undefined) throw new Error('A direct turn finished without a reply.');
       return { dispatch, firstReply: this.firstDeltaAt - started };
     } finally {
       clearTimeout(timer);
@@ -229,7 +180,7 @@ class DirectCodex {
   }
 
   async close(): Promise<void> {
-    await this.session?.close();
+    await this.handle?.stop();
   }
 }
 
@@ -333,47 +284,47 @@ function breakdown(sends: { hops: Hop[]; start: number }[]): {
     .sort((a, b) => a.start_offset_ms_p50 - b.start_offset_ms_p50);
 }
 
-/** The full stack with the demo edge on Codex, one session open through the api. */
-class TetherCodex {
-  readonly owner = `benchcodex${Date.now() % 100000}`;
+/** The full stack with the demo edge on the agent, one session open through the api. */
+class TetherAgent {
+  readonly owner = `bench${Date.now() % 100000}`;
   stack?: Stack;
   private database?: TestDatabase;
   private client?: Client;
   private base: Record<string, unknown> = {};
   private tap?: NatsTap;
 
-  async up(dir: string, codexPath: string, serviceEnv: Record<string, string> = {}): Promise<void> {
+  constructor(private readonly agent: B5Agent) {}
+
+  async up(dir: string, serviceEnv: Record<string, string> = {}): Promise<void> {
     const services = benchServices();
-    this.database = await createTestDatabase('benchcodex');
+    this.database = await createTestDatabase(`bench${this.agent.kind}`);
     const project = join(dir, 'tether-project');
     mkdirSync(project, { recursive: true });
     this.stack = new Stack({
       natsUrl: services.natsUrl,
       redisUrl: services.redisUrl,
       databaseUrl: this.database.url,
-      namespace: uniqueNamespace('benchcodex'),
+      namespace: uniqueNamespace(`bench${this.agent.kind}`),
       httpHost: '127.0.0.1',
       httpPort: await freePort(),
       jwtSecret: BENCH_JWT_SECRET,
       edgeSecret: BENCH_EDGE_SECRET,
       demoOwner: this.owner,
-      agent: 'codex',
       edgeDataDir: join(dir, 'edge'),
-      edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1', TETHER_CODEX_PATH: codexPath },
       output: 'collect',
-      codexFakeProvider: true,
       extraEnv: serviceEnv,
+      ...this.agent.stackOptions(),
     });
     await this.stack.up();
     this.tap = await NatsTap.open(services.natsUrl, this.stack.subjects.namespace);
     this.client = new Client(this.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
     const edgeId = this.stack.edge!.id;
     const discovered = await this.client.agentAction({ edge_id: edgeId, action: 'discover' });
-    const installation = discovered.installations?.find((entry) => entry.kind === 'codex');
-    if (!installation) throw new Error('The edge discovered no Codex installation.');
+    const installation = discovered.installations?.find((entry) => entry.kind === this.agent.kind);
+    if (!installation) throw new Error(`The edge discovered no ${this.agent.label} installation.`);
     const access = await this.client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-      name: 'bench codex',
-      kind: 'codex',
+      name: `bench ${this.agent.kind}`,
+      kind: this.agent.kind,
       edge_id: edgeId,
       installation_id: installation.id,
       project,
@@ -390,9 +341,9 @@ class TetherCodex {
 
   async turn(): Promise<TetherSample> {
     const client = this.client;
-    const provider = this.stack?.fakeProvider;
-    if (!client || !provider || !this.tap) throw new Error('Tether is not up.');
-    provider.script({ kind: 'text', text: REPLY });
+    const stack = this.stack;
+    if (!client || !stack || !this.tap) throw new Error('Tether is not up.');
+    this.agent.scriptTether(stack, REPLY);
     const deadline = Date.now() + TURN_TIMEOUT_MS;
     const started = performance.now();
     let snapshot = await client.agentAction({ ...this.base, action: 'send', text: PROMPT });
@@ -470,21 +421,26 @@ function row(label: string, summary: LatencySummary): (string | number)[] {
   return [label, fixed(summary.p50), fixed(summary.p90), fixed(summary.p99), fixed(summary.max)];
 }
 
-export async function codex(options: BenchOptions): Promise<void> {
+export function codex(options: BenchOptions): Promise<void> {
+  return agentOverhead(options, codexAgent());
+}
+
+export function claude(options: BenchOptions): Promise<void> {
+  return agentOverhead(options, claudeAgent());
+}
+
+async function agentOverhead(options: BenchOptions, agent: B5Agent): Promise<void> {
   const turns = options.quick ? 10 : 40;
   const machine = machineFacts();
-  const codexPath = codexBinary();
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-codex-')));
-  const tether = new TetherCodex();
-  let provider: FakeProvider | undefined;
-  let direct: DirectCodex | undefined;
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `tether-bench-${agent.kind}-`)));
+  const tether = new TetherAgent(agent);
+  let direct: DirectAgent | undefined;
   try {
-    await tether.up(dir, codexPath, options.serviceEnv);
-    provider = await startFakeProvider();
-    direct = await DirectCodex.open(provider, dir, codexPath);
+    await tether.up(dir, options.serviceEnv);
+    direct = await DirectAgent.open(agent, dir);
     console.log(
-      `B5 codex: ${turns} turns each way after ${WARMUP_TURNS} warm-up turns, alternating direct and through Tether; ` +
-        `reply of ${REPLY.length} characters in ${Math.ceil(REPLY.length / 12)} deltas; codex ${codexPath}.`,
+      `B5 ${agent.kind}: ${turns} turns each way after ${WARMUP_TURNS} warm-up turns, alternating direct and through Tether; ` +
+        `reply of ${REPLY.length} characters in ${Math.ceil(REPLY.length / 12)} deltas; ${agent.label} ${agent.binary}.`,
     );
     const directSamples: DirectSample[] = [];
     const tetherSamples: TetherSample[] = [];
@@ -511,8 +467,10 @@ export async function codex(options: BenchOptions): Promise<void> {
         return [name, after == null || before == null ? null : ((after - before) * 1000) / turns];
       }),
     );
-    if (provider.remaining !== 0 || (tether.stack?.fakeProvider?.remaining ?? 0) !== 0) {
-      throw new Error('Codex made a different number of provider requests than turns; the figures are off.');
+    if (direct.remaining !== 0 || (tether.stack ? agent.remainingTether(tether.stack) : 0) !== 0) {
+      throw new Error(
+        `${agent.label} made a different number of provider requests than turns; the figures are off.`,
+      );
     }
 
     const pick = <T>(samples: T[], value: (sample: T) => number): number[] => samples.map(value);
@@ -558,7 +516,8 @@ export async function codex(options: BenchOptions): Promise<void> {
       reply_chars: REPLY.length,
       deltas_per_reply: Math.ceil(REPLY.length / 12),
       settle_ms: SETTLE_MS,
-      codex_binary: codexPath,
+      agent: agent.kind,
+      agent_binary: agent.binary,
       watch_coalesce_ms: WATCH_COALESCE_MS,
       latency: summaries,
       added: addedFigures,
@@ -582,7 +541,7 @@ export async function codex(options: BenchOptions): Promise<void> {
           addedFigures.first_reply_estimate_without_coalesce.p50_ms <= TARGET_ADDED_P50_MS,
       },
     };
-    const path = writeResult('codex', machine, { ...result, service_env: options.serviceEnv });
+    const path = writeResult(agent.kind, machine, { ...result, service_env: options.serviceEnv });
 
     console.log(
       '\n' +
@@ -658,7 +617,6 @@ export async function codex(options: BenchOptions): Promise<void> {
     throw error;
   } finally {
     await direct?.close();
-    await provider?.stop();
     await tether.down();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ export interface BenchOptions {
   /** Write V8 CPU profiles of the services here and summarize them (B1 only). */
   profileDir?: string;
   /**
-   * Extra environment for every service (`--service-env KEY=VALUE`, repeatable; relay and codex):
+   * Extra environment for every service (`--service-env KEY=VALUE`, repeatable; relay, codex and claude):
    * A/B runs of a switch such as `TETHER_AUTHORIZE_CACHE_MS=0` on the same machine and minute.
    */
   serviceEnv: Record<string, string>;
@@ -53,6 +53,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
   codex: {
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),
+  },
+  claude: {
+    what: 'B5 Claude Code overhead: dispatch and first reply through Tether vs claude stream-json driven directly',
+    run: async (o) => (await import('./codex.js')).claude(o),
   },
 };
 

@@ -14,13 +14,16 @@ const stack = new Stack({
   jwtSecret: '',
   edgeSecret: env.TETHER_EDGE_SECRET ?? '',
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
-  agent: env.TETHER_AGENT === 'codex' ? 'codex' : 'scripted',
+  agent: env.TETHER_AGENT === 'codex' || env.TETHER_AGENT === 'claude' ? env.TETHER_AGENT : 'scripted',
   edgeDataDir: env.TETHER_EDGE_DATA_DIR ?? '/var/lib/tether-edge',
   edgeEnv: Object.fromEntries(
     Object.entries(env).filter(
       (entry): entry is [string, string] =>
         (entry[0].startsWith('TETHER_CODEX_') ||
           entry[0].startsWith('OPENAI_') ||
+          entry[0].startsWith('TETHER_CLAUDE_') ||
+          entry[0].startsWith('ANTHROPIC_') ||
+          entry[0] === 'CLAUDE_CODE_OAUTH_TOKEN' ||
           // Telemetry: where to send spans, and the edge's ops port (docs/observability.md).
           entry[0].startsWith('OTEL_') ||
           entry[0].startsWith('TETHER_METRICS_') ||
@@ -32,6 +35,7 @@ const stack = new Stack({
   output: 'inherit',
   // docker compose --profile codex: the scripted provider keeps the Codex demo edge offline.
   codexFakeProvider: env.TETHER_CODEX_FAKE_PROVIDER === '1',
+  claudeFakeProvider: env.TETHER_CLAUDE_FAKE_PROVIDER === '1',
   demoEdgeName: env.TETHER_DEMO_EDGE_NAME || undefined,
 });
 

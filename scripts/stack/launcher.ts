@@ -21,6 +21,11 @@ import {
   startFakeProvider,
   type FakeProvider,
 } from '../../test/support/fake-provider/index.js';
+import {
+  fakeAnthropicEnv,
+  startFakeAnthropic,
+  type FakeAnthropic,
+} from '../../test/support/fake-anthropic/index.js';
 
 /** The repository root: the nearest folder above this file with a package-lock.json. */
 function findRoot(from: string): string {
@@ -69,7 +74,7 @@ export interface StackOptions {
   /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
   historyKey?: string;
   demoOwner: string;
-  agent: 'scripted' | 'codex';
+  agent: 'scripted' | 'codex' | 'claude';
   /** Where the edge keeps its bindings. */
   edgeDataDir: string;
   /** Extra environment for every service (e.g. OTEL_*, TETHER_SCRIPTED_SCRIPT). */
@@ -83,6 +88,11 @@ export interface StackOptions {
    * edge's Codex at it (its own CODEX_HOME under edgeDataDir), so the stack needs no network.
    */
   codexFakeProvider?: boolean;
+  /**
+   * Claude Code only: run the project's scripted Messages-API fake in this process and point the
+   * edge's Claude Code at it, so the stack needs no network and no Anthropic key.
+   */
+  claudeFakeProvider?: boolean;
   /** The demo edge's connector name (default `demo-edge`); a second demo edge needs its own. */
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
@@ -107,6 +117,9 @@ export class Stack {
   /** The scripted provider behind the edge's Codex, when `codexFakeProvider` is set. */
   fakeProvider?: FakeProvider;
   private codexEnv: Record<string, string> = {};
+  /** The scripted Messages API behind the edge's Claude Code, when `claudeFakeProvider` is set. */
+  claudeProvider?: FakeAnthropic;
+  private claudeEnv: Record<string, string> = {};
 
   constructor(readonly options: StackOptions) {
     this.subjects = new Subjects(options.namespace);
@@ -150,6 +163,7 @@ export class Stack {
         TETHER_AGENT: o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
         ...this.codexEnv,
+        ...this.claudeEnv,
         ...o.edgeEnv,
       });
     }
@@ -161,6 +175,9 @@ export class Stack {
     if (this.children.has(name)) throw new Error(`${name} is already running.`);
     if (name === 'edge' && this.options.agent === 'codex' && this.options.codexFakeProvider) {
       await this.startCodexFakeProvider();
+    }
+    if (name === 'edge' && this.options.agent === 'claude' && this.options.claudeFakeProvider) {
+      await this.startClaudeFakeProvider();
     }
     const child = spawn(process.execPath, [resolve(DIST, ENTRY[name])], {
       cwd: ROOT,
@@ -211,6 +228,13 @@ export class Stack {
       HTTP_PROXY: proxy,
       NO_PROXY: '127.0.0.1,localhost',
     };
+  }
+
+  /** Starts the scripted Messages API once; the edge's Claude Code gets its URL and a dummy key. */
+  private async startClaudeFakeProvider(): Promise<void> {
+    if (this.claudeProvider) return;
+    this.claudeProvider = await startFakeAnthropic();
+    this.claudeEnv = fakeAnthropicEnv(this.claudeProvider);
   }
 
   /** Sends a signal and waits for the process to exit. */
@@ -378,5 +402,7 @@ export class Stack {
     this.nc = undefined;
     await this.fakeProvider?.stop();
     this.fakeProvider = undefined;
+    await this.claudeProvider?.stop();
+    this.claudeProvider = undefined;
   }
 }

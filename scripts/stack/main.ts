@@ -1,4 +1,4 @@
-// `npm run stack [-- --agent codex]`: the four services and one demo edge, against the NATS,
+// `npm run stack [-- --agent codex|claude]`: the four services and one demo edge, against the NATS,
 // Redis and Postgres named in the environment (default: the local ports), until Ctrl-C.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -16,10 +16,11 @@ const { values } = parseArgs({
   options: { agent: { type: 'string', default: 'scripted' } },
   allowPositionals: false,
 });
-if (values.agent !== 'scripted' && values.agent !== 'codex') {
-  console.error(`--agent must be scripted or codex, not ${values.agent}`);
+if (values.agent !== 'scripted' && values.agent !== 'codex' && values.agent !== 'claude') {
+  console.error(`--agent must be scripted, codex or claude, not ${values.agent}`);
   process.exit(2);
 }
+const agent = values.agent;
 
 const env = process.env;
 const databaseUrl = env.TETHER_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tether';
@@ -74,6 +75,26 @@ const codexEnv: Record<string, string> =
       )
     : {};
 
+// With --agent claude the edge drives the real Claude Code CLI. TETHER_CLAUDE_FAKE_PROVIDER=1 puts
+// the project's scripted Messages API behind it (offline); otherwise Claude Code uses the key or
+// sign-in forwarded here (README "The Claude Code demo edge").
+const claudeFake = agent === 'claude' && env.TETHER_CLAUDE_FAKE_PROVIDER === '1';
+const claudeForwarded = (name: string): boolean =>
+  name === 'TETHER_CLAUDE_PATH' ||
+  (!claudeFake &&
+    (name === 'TETHER_CLAUDE_CONFIG_DIR' ||
+      name === 'TETHER_CLAUDE_ENV_ALLOW' ||
+      name === 'CLAUDE_CODE_OAUTH_TOKEN' ||
+      name.startsWith('ANTHROPIC_')));
+const claudeEnv: Record<string, string> =
+  agent === 'claude'
+    ? Object.fromEntries(
+        Object.entries(env).filter(
+          (entry): entry is [string, string] => claudeForwarded(entry[0]) && entry[1] !== undefined,
+        ),
+      )
+    : {};
+
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -85,7 +106,7 @@ const stack = new Stack({
   edgeSecret: env.TETHER_EDGE_SECRET ?? DEV_EDGE_SECRET,
   historyKey: env.TETHER_HISTORY_KEY ?? DEV_HISTORY_KEY,
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
-  agent: values.agent,
+  agent,
   edgeDataDir,
   // Humans read this output: Nest's text logs unless asked otherwise; OTEL_* and a fixed ops port
   // pass through so the stack can be traced and scraped.
@@ -98,9 +119,10 @@ const stack = new Stack({
       ),
     ),
   },
-  edgeEnv: { ...codexEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
+  edgeEnv: { ...codexEnv, ...claudeEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
   output: 'inherit',
   codexFakeProvider: fakeProvider,
+  claudeFakeProvider: claudeFake,
 });
 
 let stopping = false;
@@ -126,7 +148,8 @@ console.log(
     '',
     `Tether is ready at ${stack.apiUrl}`,
     `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}` +
-      (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : ''),
+      (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : '') +
+      (stack.claudeProvider ? ` (scripted Messages API at ${stack.claudeProvider.baseUrl})` : ''),
     `  token:      npm run token -- --sub ${stack.options.demoOwner}`,
     '  Ctrl-C stops everything.',
     '',

@@ -8,7 +8,7 @@ import { metricsPortVar, type MetricsPort } from '#telemetry';
 const optionalString = () =>
   z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
-export const AGENT_KINDS = ['scripted', 'codex'] as const;
+export const AGENT_KINDS = ['scripted', 'codex', 'claude'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 const envSchema = z.object({
@@ -28,6 +28,9 @@ const envSchema = z.object({
   TETHER_CODEX_PATH: optionalString(),
   TETHER_CODEX_HOME: optionalString(),
   TETHER_CODEX_ENV_ALLOW: optionalString(),
+  TETHER_CLAUDE_PATH: optionalString(),
+  TETHER_CLAUDE_CONFIG_DIR: optionalString(),
+  TETHER_CLAUDE_ENV_ALLOW: optionalString(),
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -58,6 +61,8 @@ export interface EdgeConfig {
   homeDir: string;
   /** Codex driver settings (agent/codex reads them through the driver registry). */
   codex: { codexPath?: string; codexHome?: string; envAllowList: string[] };
+  /** Claude Code driver settings; `stateDir` is the edge's private CLAUDE_CONFIG_DIR. */
+  claude: { claudePath?: string; stateDir: string; envAllowList: string[] };
   /** The edge's own environment, for agent discovery and allow-listed forwarding to agents. */
   environment: Readonly<Record<string, string | undefined>>;
   metricsPort: MetricsPort;
@@ -66,30 +71,41 @@ export interface EdgeConfig {
   heartbeatIntervalMs: number;
 }
 
-export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
-  natsUrl: env.TETHER_NATS_URL,
-  namespace: env.TETHER_NAMESPACE,
-  logLevel: env.TETHER_LOG_LEVEL,
-  edgeId: env.TETHER_EDGE_ID,
-  edgeToken: env.TETHER_EDGE_TOKEN,
-  agent: env.TETHER_AGENT,
-  dataDir: env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`,
-  scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
-  allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
-  homeDir: homedir(),
-  codex: {
-    codexPath: env.TETHER_CODEX_PATH,
-    codexHome: env.TETHER_CODEX_HOME,
-    envAllowList: (env.TETHER_CODEX_ENV_ALLOW ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  },
-  environment: {},
-  metricsPort: env.TETHER_METRICS_PORT,
-  metricsHost: env.TETHER_METRICS_HOST,
-  heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
-}));
+const commaList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+
+export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => {
+  const dataDir = env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`;
+  return {
+    natsUrl: env.TETHER_NATS_URL,
+    namespace: env.TETHER_NAMESPACE,
+    logLevel: env.TETHER_LOG_LEVEL,
+    edgeId: env.TETHER_EDGE_ID,
+    edgeToken: env.TETHER_EDGE_TOKEN,
+    agent: env.TETHER_AGENT,
+    dataDir,
+    scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
+    allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
+    homeDir: homedir(),
+    codex: {
+      codexPath: env.TETHER_CODEX_PATH,
+      codexHome: env.TETHER_CODEX_HOME,
+      envAllowList: commaList(env.TETHER_CODEX_ENV_ALLOW),
+    },
+    claude: {
+      claudePath: env.TETHER_CLAUDE_PATH,
+      stateDir: env.TETHER_CLAUDE_CONFIG_DIR ?? `${dataDir}/claude`,
+      envAllowList: commaList(env.TETHER_CLAUDE_ENV_ALLOW),
+    },
+    environment: {},
+    metricsPort: env.TETHER_METRICS_PORT,
+    metricsHost: env.TETHER_METRICS_HOST,
+    heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
+  };
+});
 
 /** Reads the edge's configuration once, at boot. */
 export function loadEdgeConfig(env: Record<string, string | undefined> = process.env): EdgeConfig {

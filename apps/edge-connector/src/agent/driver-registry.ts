@@ -1,5 +1,5 @@
-// Chooses the agent driver from TETHER_AGENT. The Codex driver is loaded only when asked for,
-// so an edge that runs the scripted agent never loads it.
+// Chooses the agent driver from TETHER_AGENT. The Codex and Claude Code drivers are loaded only
+// when asked for, so an edge that runs the scripted agent never loads them.
 import type { EdgeConfig } from '../config.js';
 import type { AgentDriver } from './agent-driver.js';
 import { ScriptedDriver, loadScript } from './scripted/index.js';
@@ -28,11 +28,32 @@ async function createCodexDriver(config: EdgeConfig): Promise<AgentDriver> {
   });
 }
 
+async function createClaudeDriver(config: EdgeConfig): Promise<AgentDriver> {
+  let claude: typeof import('./claude/index.js');
+  try {
+    claude = await import('./claude/index.js');
+  } catch (error) {
+    throw new Error(
+      `TETHER_AGENT=claude, but the Claude Code driver (apps/edge-connector/src/agent/claude/index.ts) could not be loaded: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return claude.createClaudeDriver({
+    claudePath: config.claude.claudePath,
+    stateDir: config.claude.stateDir,
+    envAllowList: config.claude.envAllowList,
+    allowRoot: config.allowRoot,
+    environment: config.environment,
+  });
+}
+
 export async function createAgentDriver(config: EdgeConfig): Promise<AgentDriver> {
   switch (config.agent) {
     case 'scripted':
       return new ScriptedDriver(await loadScript(config.scriptedScript));
     case 'codex':
       return createCodexDriver(config);
+    case 'claude':
+      return createClaudeDriver(config);
   }
 }

@@ -1,0 +1,195 @@
+// Finds Claude Code installations by looking at files only: a candidate is never executed. A
+// candidate counts when, after resolving symlinks, it is the native `claude` binary (npm package,
+// native installer) or the package's `cli.js`; shell wrappers and version-manager shims are not
+// installations, because launching them runs code nobody vetted.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, open, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Installation } from '#contracts';
+import type { DiscoveryResult } from '../agent-driver.js';
+import {
+  DISCOVERY_DIRS_MAX,
+  DISCOVERY_HEAD_BYTES,
+  DISCOVERY_INSTALLATIONS_MAX,
+  DISCOVERY_VERSION_DIRS_MAX,
+} from './claude-limits.js';
+
+export const CLAUDE_KIND = 'claude';
+
+type Source = 'explicit' | 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
+
+export interface ClaudeDiscoveryInput {
+  explicitPath?: string;
+  /** The edge's environment (PATH, HOME, NVM_DIR, FNM_DIR, VOLTA_HOME, NPM_CONFIG_PREFIX). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Directories whose `node_modules/.bin` may hold a local install. */
+  localDirs: string[];
+  /** The running node's prefix: the default npm global prefix. */
+  nodePrefix: string;
+}
+
+/** The reference's identity: the kind is part of it, so a Codex and a Claude path never collide. */
+export function claudeInstallationId(candidatePath: string, resolvedPath: string): string {
+  return createHash('sha256')
+    .update(`${CLAUDE_KIND}\0${candidatePath}\0${resolvedPath}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('hex');
+}
+
+/** ELF and the Mach-O magics (thin 32/64-bit either byte order, universal). */
+const NATIVE_MAGICS = ['7f454c46', 'cffaedfe', 'cefaedfe', 'feedfacf', 'feedface', 'cafebabe'];
+
+async function head(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(DISCOVERY_HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What a resolved file is: the native binary, the npm JS entry point, or nothing we launch. */
+function classify(resolved: string, start: Buffer): 'native' | 'js' | undefined {
+  const name = path.basename(resolved);
+  const parent = path.basename(path.dirname(resolved));
+  const isNative = NATIVE_MAGICS.includes(start.subarray(0, 4).toString('hex'));
+  // npm: `@anthropic-ai/claude-code/bin/claude.exe`; native installer: `claude/versions/<version>`.
+  if (isNative && (name === 'claude' || name === 'claude.exe')) return 'native';
+  if (isNative && parent === 'versions' && path.basename(path.dirname(path.dirname(resolved))) === 'claude')
+    return 'native';
+  if (
+    name === 'cli.js' &&
+    parent === 'claude-code' &&
+    resolved.includes(`${path.sep}@anthropic-ai${path.sep}`)
+  )
+    return 'js';
+  return undefined;
+}
+
+/** A launchable Claude Code file after resolving symlinks, or undefined. */
+export async function resolveClaudeFile(
+  candidate: string,
+): Promise<{ path: string; kind: 'native' | 'js' } | undefined> {
+  if (!path.isAbsolute(candidate) || candidate.includes('\0')) return undefined;
+  try {
+    const resolved = await realpath(candidate);
+    const info = await stat(resolved);
+    if (!info.isFile()) return undefined;
+    const kind = classify(resolved, await head(resolved));
+    if (!kind) return undefined;
+    // The npm entry point runs through node, so it only needs to be readable.
+    await access(resolved, kind === 'js' ? constants.R_OK : constants.X_OK);
+    return { path: resolved, kind };
+  } catch {
+    return undefined;
+  }
+}
+
+async function versionDirs(root: string, suffix: string[]): Promise<{ dirs: string[]; truncated: boolean }> {
+  let names: string[];
+  try {
+    names = (await readdir(root, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => entry.name);
+  } catch {
+    return { dirs: [], truncated: false };
+  }
+  // Newest-looking versions first so the bound drops the oldest ones.
+  names.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  return {
+    dirs: names.slice(0, DISCOVERY_VERSION_DIRS_MAX).map((name) => path.join(root, name, ...suffix)),
+    truncated: names.length > DISCOVERY_VERSION_DIRS_MAX,
+  };
+}
+
+/** Every `claude` file to look at, in priority order, with the source each one reports. */
+async function candidates(
+  input: ClaudeDiscoveryInput,
+): Promise<{ files: [string, Source][]; truncated: boolean }> {
+  const { env } = input;
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : undefined;
+  const dirs: [string, Source][] = [];
+  let truncated = false;
+  for (const entry of (env.PATH ?? '').split(path.delimiter)) {
+    if (entry && path.isAbsolute(entry)) dirs.push([entry, 'path']);
+  }
+  for (const dir of input.localDirs) dirs.push([path.join(dir, 'node_modules', '.bin'), 'npm']);
+  const npmPrefix = env.NPM_CONFIG_PREFIX ?? env.npm_config_prefix;
+  if (npmPrefix && path.isAbsolute(npmPrefix)) dirs.push([path.join(npmPrefix, 'bin'), 'npm']);
+  dirs.push([path.join(input.nodePrefix, 'bin'), 'npm']);
+  if (home) dirs.push([path.join(home, '.npm-global', 'bin'), 'npm']);
+  for (const dir of ['/usr/local/bin', '/opt/homebrew/bin', '/usr/bin']) dirs.push([dir, 'standard']);
+  if (home) {
+    // The native installer links `~/.local/bin/claude`; the old "local" install keeps the package
+    // under `~/.claude/local` behind a wrapper script, so its package bin is looked at instead.
+    dirs.push([path.join(home, '.local', 'bin'), 'standard']);
+    dirs.push([path.join(home, 'bin'), 'standard']);
+    dirs.push([path.join(home, '.claude', 'local', 'node_modules', '.bin'), 'standard']);
+  }
+  const voltaHome = env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
+  if (voltaHome) {
+    // `~/.volta/bin/claude` is the volta shim; the package image holds the real binary.
+    dirs.push([
+      path.join(voltaHome, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
+      'volta',
+    ]);
+  }
+  const nvmDir = env.NVM_DIR ?? (home && path.join(home, '.nvm'));
+  if (nvmDir) {
+    const found = await versionDirs(path.join(nvmDir, 'versions', 'node'), ['bin']);
+    truncated ||= found.truncated;
+    for (const dir of found.dirs) dirs.push([dir, 'nvm']);
+  }
+  const fnmRoots = env.FNM_DIR
+    ? [env.FNM_DIR]
+    : home
+      ? [path.join(home, '.local', 'share', 'fnm'), path.join(home, '.fnm')]
+      : [];
+  for (const root of fnmRoots) {
+    const found = await versionDirs(path.join(root, 'node-versions'), ['installation', 'bin']);
+    truncated ||= found.truncated;
+    for (const dir of found.dirs) dirs.push([dir, 'fnm']);
+  }
+  if (dirs.length > DISCOVERY_DIRS_MAX) {
+    truncated = true;
+    dirs.length = DISCOVERY_DIRS_MAX;
+  }
+  const seen = new Set<string>();
+  const files: [string, Source][] = [];
+  for (const [dir, source] of dirs) {
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    files.push([path.join(dir, 'claude'), source]);
+  }
+  return { files, truncated };
+}
+
+export async function discoverClaude(input: ClaudeDiscoveryInput): Promise<DiscoveryResult> {
+  const installations: Installation[] = [];
+  const seenResolved = new Set<string>();
+  const found = await candidates(input);
+  let truncated = found.truncated;
+  const files: [string, Source][] = input.explicitPath
+    ? [[path.resolve(input.explicitPath), 'explicit'], ...found.files]
+    : found.files;
+  for (const [candidate, source] of files) {
+    if (installations.length >= DISCOVERY_INSTALLATIONS_MAX) {
+      truncated = true;
+      break;
+    }
+    const resolved = await resolveClaudeFile(candidate);
+    if (!resolved || seenResolved.has(resolved.path)) continue;
+    seenResolved.add(resolved.path);
+    installations.push({
+      id: claudeInstallationId(candidate, resolved.path),
+      kind: CLAUDE_KIND,
+      path: candidate,
+      source,
+    });
+  }
+  return { installations, truncated };
+}

@@ -1,0 +1,55 @@
+// Bounds of the Claude Code driver. The stream bounds are those of the reference edge's Claude
+// adapter (reference §3, "Claude Code"); the rest say where their value comes from.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** One stream-json line from or to `claude` [§3 Claude Code]. */
+export const STREAM_FRAME_MAX_BYTES = 2 * MiB;
+/**
+ * Inbound messages waiting for the consumer; overflow closes the session [§3 Claude Code]. The
+ * session consumes synchronously, so only a consumer that re-enters the stream can fill it.
+ */
+export const STREAM_EVENT_QUEUE_MAX = 64;
+/** Control requests sent to `claude` and not answered yet [§3 Claude Code]. */
+export const OUTGOING_CONTROLS_MAX = 32;
+/** Permission questions (`can_use_tool`) open at once; more are denied unasked [§3 Claude Code]. */
+export const PENDING_APPROVALS_MAX = 32;
+/**
+ * `initialize` must answer within this time. Claude Code starts in about a second on an idle
+ * machine; the margin covers a loaded one and stays under the edge's 20 s RPC deadline.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 15_000;
+/** Any other control request (interrupt, set_model); the same margin as the Codex driver. */
+export const CONTROL_TIMEOUT_MS = 15_000;
+
+/** Permission questions are denied unasked beyond these (the Codex driver's approval bounds). */
+export const APPROVAL_INPUT_MAX_BYTES = 32 * KiB;
+export const APPROVAL_COMMAND_MAX_CHARS = 16_384;
+
+/** AskUserQuestion is refused beyond these (the reference's input-request bounds, §3). */
+export const INPUT_PARAMS_MAX_BYTES = 24 * KiB;
+export const INPUT_QUESTIONS_MAX = 3;
+export const INPUT_QUESTION_TEXT_MAX_CHARS = 4096;
+export const INPUT_HEADER_MAX_CHARS = 256;
+export const INPUT_OPTIONS_MAX = 8;
+export const INPUT_OPTION_LABEL_MAX_CHARS = 512;
+export const INPUT_OPTION_DESCRIPTION_MAX_CHARS = 2048;
+
+/**
+ * Tool calls remembered per turn (to finish their activities); later ones show no activity. Far
+ * above the 128 activities a snapshot keeps [§3 activity projection].
+ */
+export const TOOLS_PER_TURN_MAX = 1024;
+/** Native ids the edge hashes into public ids [§3 activity projection]. */
+export const NATIVE_ID_MAX_CHARS = 256;
+/** The model catalog of `initialize` [§2.3 models: more than 256 is an error]. */
+export const MODELS_MAX = 256;
+export const MODEL_ID_MAX_BYTES = 128;
+
+/** Discovery bounds, as for Codex [§2.3 discover]. */
+export const DISCOVERY_DIRS_MAX = 128;
+export const DISCOVERY_VERSION_DIRS_MAX = 32;
+export const DISCOVERY_INSTALLATIONS_MAX = 16;
+/** Bytes read from a candidate to tell a native binary or JS entry point from a wrapper script. */
+export const DISCOVERY_HEAD_BYTES = 64;

@@ -1,0 +1,283 @@
+// One live Claude Code session: one `claude -p` stream-json process driving one conversation.
+import { Logger } from '@nestjs/common';
+import type { AgentModel } from '#contracts';
+import {
+  DriverError,
+  type AgentEvent,
+  type AgentSession,
+  type ApprovalResponse,
+  type DriverCapabilities,
+  type OpenSessionOptions,
+  type SkillInfo,
+  type TurnInput,
+} from '../agent-driver.js';
+import { CodexProcess, type LaunchSpec } from '../codex/codex-process.js';
+import { ClaudeTurns } from './claude-turns.js';
+import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, MODEL_ID_MAX_BYTES, MODELS_MAX } from './claude-limits.js';
+import {
+  ClaudeStream,
+  ControlRejectedError,
+  ControlUnavailableError,
+  type StreamCloseReason,
+} from './claude-stream.js';
+import { isObject, str } from './claude-events.js';
+
+/** Attachments, skills and `permissions` are not offered for Claude, as in the reference [§3]. */
+const CAPABILITIES: DriverCapabilities = {
+  models: true,
+  skills: false,
+  permissions: false,
+  approvals: true,
+  input: true,
+  attachments: false,
+  resume: true,
+};
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Any failure of a control request, as a contract status; native text never leaves the driver. */
+function driverError(error: unknown, fallback: DriverError['status'], what: string): DriverError {
+  if (error instanceof DriverError) return error;
+  if (error instanceof ControlUnavailableError && error.reason === 'closed') {
+    return new DriverError('session_closed', `The agent process ended during ${what}`);
+  }
+  if (error instanceof ControlUnavailableError && error.reason === 'timeout') {
+    return new DriverError('unavailable', `The agent did not answer ${what} in time`);
+  }
+  if (error instanceof ControlRejectedError) return new DriverError(fallback, `The agent rejected ${what}`);
+  return new DriverError(fallback, `The agent failed ${what}`);
+}
+
+/**
+ * Signed in when the CLI names a source for its key or token, or a provider other than
+ * Anthropic's own (Bedrock, Vertex: their credentials are the cloud's).
+ */
+function signedIn(account: unknown): boolean {
+  if (!isObject(account)) return false;
+  const source = (value: unknown): boolean => typeof value === 'string' && value !== '' && value !== 'none';
+  return (
+    source(account.apiKeySource) ||
+    source(account.tokenSource) ||
+    (typeof account.apiProvider === 'string' && account.apiProvider !== 'firstParty')
+  );
+}
+
+/** The catalog `initialize` returns, bounded and cleaned like the Codex catalog [§3 catalogs]. */
+function catalog(raw: unknown): { models: AgentModel[]; defaultModel?: string } {
+  if (!Array.isArray(raw)) return { models: [] };
+  const models: AgentModel[] = [];
+  const seen = new Set<string>();
+  let defaultModel: string | undefined;
+  for (const entry of raw) {
+    if (!isObject(entry)) continue;
+    const id = str(entry.value);
+    if (!id || Buffer.byteLength(id) > MODEL_ID_MAX_BYTES || CONTROL_CHARS.test(id) || seen.has(id)) continue;
+    seen.add(id);
+    const display = str(entry.displayName);
+    const name =
+      display && display.length <= MODEL_ID_MAX_BYTES && !CONTROL_CHARS.test(display) ? display : id;
+    models.push({ id, name });
+    if (models.length > MODELS_MAX) throw new DriverError('unavailable', 'The agent lists too many models');
+    if (id === 'default') defaultModel = str(entry.resolvedModel);
+  }
+  return { models, ...(defaultModel ? { defaultModel } : {}) };
+}
+
+export interface ClaudeSessionLaunch {
+  spec: LaunchSpec;
+  options: OpenSessionOptions;
+  /** The conversation id: asked for with `--session-id`, or resumed with `--resume`. */
+  sessionId: string;
+}
+
+export class ClaudeSession implements AgentSession {
+  readonly capabilities = CAPABILITIES;
+  private readonly logger = new Logger(ClaudeSession.name);
+  private stream!: ClaudeStream;
+  private process!: CodexProcess;
+  private turns!: ClaudeTurns;
+  private models: AgentModel[] = [];
+  private currentModel: string | undefined;
+  private version: string | undefined;
+  private closing = false;
+  private ended = false;
+  private ready = false;
+
+  private constructor(
+    private readonly options: OpenSessionOptions,
+    private readonly sessionId: string,
+  ) {}
+
+  get threadId(): string {
+    return this.sessionId;
+  }
+  get model(): string | undefined {
+    return this.currentModel;
+  }
+  get title(): string | undefined {
+    return undefined;
+  }
+  get agentVersion(): string | undefined {
+    return this.version;
+  }
+  /** The CLI's process id (tests kill it to check supervision). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+  /** The tail of the CLI's stderr, for local debugging only. */
+  get diagnostics(): string {
+    return this.process.diagnostics;
+  }
+
+  /** Launches `claude`, runs `initialize` and the sign-in check; resumes when options.threadId is set. */
+  static async open({ spec, options, sessionId }: ClaudeSessionLaunch): Promise<ClaudeSession> {
+    const session = new ClaudeSession(options, sessionId);
+    const resuming = options.threadId !== undefined;
+    let proc: CodexProcess;
+    try {
+      proc = await CodexProcess.launch(spec);
+    } catch {
+      throw new DriverError('launch_failed', 'Claude Code could not be started');
+    }
+    session.process = proc;
+    session.turns = new ClaudeTurns({
+      sessionId,
+      cwd: options.cwd,
+      saved: options.saved,
+      emit: (event) => session.emit(event),
+      respond: (id, response) => session.answer(session.stream.respond(id, response)),
+      refuse: (id) => session.answer(session.stream.respondError(id, 'unsupported request')),
+      foreign: () => session.stream.close('foreign_session'),
+    });
+    session.stream = new ClaudeStream({
+      input: proc.child.stdout,
+      output: proc.child.stdin,
+      onMessage: (message) => {
+        if (session.ready) session.turns.onMessage(message);
+      },
+      onClose: (reason) => session.onStreamClosed(reason),
+    });
+    void proc.exited.then(() => session.onStreamClosed('stream_ended'));
+    try {
+      const init = await session.stream.control({ subtype: 'initialize' }, HANDSHAKE_TIMEOUT_MS);
+      if (!signedIn(init.account)) {
+        throw new DriverError(
+          'authentication_required',
+          'Claude Code needs an API key or a sign-in on this machine',
+        );
+      }
+      const found = catalog(init.models);
+      session.models = found.models;
+      session.currentModel = found.defaultModel;
+      session.version = str(init.claude_code_version);
+    } catch (error) {
+      session.closing = true;
+      session.stream.close('closed_by_client');
+      await proc.kill();
+      const failure = driverError(error, 'launch_failed', 'the session start');
+      // The CLI exits at once when it has no conversation to resume.
+      if (failure.status === 'session_closed') {
+        throw new DriverError(resuming ? 'resume_unavailable' : 'launch_failed', failure.message);
+      }
+      throw failure;
+    }
+    session.ready = true;
+    return session;
+  }
+
+  async startTurn(input: TurnInput): Promise<{ turnId: string }> {
+    this.assertOpen();
+    if (input.model && input.model !== this.currentModel) {
+      try {
+        await this.stream.control({ subtype: 'set_model', model: input.model }, CONTROL_TIMEOUT_MS);
+      } catch (error) {
+        throw driverError(error, 'unavailable', 'the model switch');
+      }
+      this.currentModel = input.model;
+    }
+    const turnId = this.turns.begin();
+    if (!(await this.stream.sendUser(input.text))) {
+      this.turns.abandon(turnId);
+      throw new DriverError('unavailable', 'The turn could not be sent to the agent');
+    }
+    return { turnId };
+  }
+
+  async interrupt(turnId: string): Promise<void> {
+    this.assertOpen();
+    if (!this.turns.interrupting(turnId)) return;
+    try {
+      await this.stream.control({ subtype: 'interrupt' }, CONTROL_TIMEOUT_MS);
+    } catch (error) {
+      throw driverError(error, 'unavailable', 'the interrupt');
+    }
+  }
+
+  async respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
+    this.assertOpen();
+    if (!this.turns.answerApproval(nativeId, response)) throw this.answerError();
+  }
+
+  async respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
+    this.assertOpen();
+    if (!this.turns.answerQuestion(nativeId, answers)) throw this.answerError();
+  }
+
+  async listModels(): Promise<AgentModel[]> {
+    this.assertOpen();
+    return this.models.map((model) => ({ ...model }));
+  }
+
+  listSkills(): Promise<SkillInfo[]> {
+    return Promise.resolve([]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) {
+      await this.process.exited;
+      return;
+    }
+    this.closing = true;
+    const exit = this.process.stop();
+    this.stream.close('closed_by_client');
+    await exit;
+  }
+
+  private assertOpen(): void {
+    if (this.closing || this.ended) throw new DriverError('session_closed', 'The agent session has ended');
+  }
+
+  /** An answer that was not sent: the question was not pending, or the process is gone. */
+  private answerError(): DriverError {
+    return this.ended
+      ? new DriverError('session_closed', 'The agent process has ended')
+      : new DriverError('invalid_request', 'No such pending request');
+  }
+
+  /** An answer that cannot be written leaves the turn hanging: end the session. */
+  private answer(sent: boolean): boolean {
+    if (!sent) this.stream.close('write_failed');
+    return sent;
+  }
+
+  private emit(event: AgentEvent): void {
+    try {
+      this.options.onEvent(event);
+    } catch (error) {
+      this.logger.error(`Event consumer of Claude session ${this.sessionId} threw: ${(error as Error).name}`);
+    }
+  }
+
+  private onStreamClosed(reason: StreamCloseReason): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.closing) return;
+    // Before `ready` the failure is the open's own error; after it, the session learns it here.
+    if (this.ready) this.logger.warn(`Claude session ${this.sessionId} ended: ${reason}`);
+    this.stream.close(reason);
+    // A CLI that broke the protocol gets no graceful exit: its output can no longer be trusted.
+    void (reason === 'stream_ended' ? this.process.stop() : this.process.kill());
+    if (this.ready) this.emit({ type: 'closed', reason });
+  }
+}

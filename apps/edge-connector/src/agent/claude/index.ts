@@ -1,0 +1,189 @@
+// The Claude Code driver: discovers installations of kind `claude` and drives each session with
+// one `claude -p` process speaking stream-json both ways.
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  DriverError,
+  type AgentDriver,
+  type AgentSession,
+  type DiscoveryResult,
+  type OpenSessionOptions,
+} from '../agent-driver.js';
+import { buildChildEnvironment, type LaunchSpec } from '../codex/codex-process.js';
+import { CLAUDE_KIND, claudeInstallationId, discoverClaude, resolveClaudeFile } from './claude-discovery.js';
+import { ClaudeSession } from './claude-session.js';
+
+export { CLAUDE_KIND, claudeInstallationId } from './claude-discovery.js';
+export { ClaudeSession } from './claude-session.js';
+
+/**
+ * Variables a launch may inherit: the account basics, proxies and certificates, and the ways
+ * Claude Code is given a key or a provider. Anything else must be allowed by the operator.
+ */
+export const CLAUDE_ENV_ALLOW_LIST: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'no_proxy',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_BASE_URL',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+];
+
+/**
+ * Set on every launch: no update checks, telemetry, error reports or other non-essential traffic,
+ * so the only network peer is the model provider.
+ */
+const QUIET_ENV: Readonly<Record<string, string>> = {
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+};
+
+/**
+ * The bidirectional mode the reference drives, with streamed text deltas; permissions default to
+ * asking, MCP servers only from the (empty) command line, and settings only from the edge's own
+ * state directory, so a project's settings cannot pre-approve commands or add hooks.
+ */
+const BASE_ARGS: readonly string[] = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-prompt-tool',
+  'stdio',
+  '--include-partial-messages',
+  '--permission-mode',
+  'default',
+  '--strict-mcp-config',
+  '--setting-sources',
+  'user',
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface ClaudeDriverConfig {
+  /** `TETHER_CLAUDE_PATH`: an explicit Claude Code binary or npm `cli.js`, looked at first. */
+  claudePath?: string;
+  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Claude Code (tests, containers). */
+  allowRoot?: boolean;
+  /** The edge's private Claude Code state (`CLAUDE_CONFIG_DIR`): sign-in, conversations. */
+  stateDir: string;
+  /** The edge's own environment; launches inherit only the allow-listed names. */
+  environment: Readonly<Record<string, string | undefined>>;
+  /** `TETHER_CLAUDE_ENV_ALLOW` (comma list): names added to CLAUDE_ENV_ALLOW_LIST. */
+  envAllowList?: readonly string[];
+  /** Directories whose `node_modules/.bin` may hold a local install (default: the working directory). */
+  localDirs?: string[];
+  /** Node interpreter for the npm `cli.js` entry point (default: the node running the edge). */
+  nodePath?: string;
+}
+
+function unsupportedAccount(config: ClaudeDriverConfig): DriverError | undefined {
+  if (process.platform === 'win32')
+    return new DriverError('unsupported_user', 'Windows edges are not supported');
+  if (process.getuid?.() === 0 && config.allowRoot !== true) {
+    return new DriverError('unsupported_user', 'Claude Code is not launched for the root account');
+  }
+  return undefined;
+}
+
+class ClaudeDriver implements AgentDriver {
+  readonly kind = CLAUDE_KIND;
+
+  constructor(private readonly config: ClaudeDriverConfig) {}
+
+  async discover(): Promise<DiscoveryResult> {
+    const refused = unsupportedAccount(this.config);
+    if (refused) throw refused;
+    try {
+      return await discoverClaude({
+        ...(this.config.claudePath ? { explicitPath: this.config.claudePath } : {}),
+        env: this.config.environment,
+        localDirs: this.config.localDirs ?? [process.cwd()],
+        nodePrefix: path.dirname(path.dirname(process.execPath)),
+      });
+    } catch {
+      throw new DriverError('unavailable', 'Claude Code discovery failed');
+    }
+  }
+
+  async open(options: OpenSessionOptions): Promise<AgentSession> {
+    const refused = unsupportedAccount(this.config);
+    if (refused) throw refused;
+    if (!path.isAbsolute(options.cwd))
+      throw new DriverError('invalid_request', 'The session directory must be absolute');
+    // The binding file is edge state, but a resumed id still becomes an argument: only a UUID passes.
+    if (options.threadId !== undefined && !UUID.test(options.threadId)) {
+      throw new DriverError('resume_unavailable', 'The saved conversation id is not one Claude Code issues');
+    }
+    const sessionId = options.threadId ?? randomUUID();
+    const spec = await this.launchSpec(options, sessionId);
+    return ClaudeSession.open({ spec, options, sessionId });
+  }
+
+  private async launchSpec(options: OpenSessionOptions, sessionId: string): Promise<LaunchSpec> {
+    const candidate = options.installation.path;
+    const resolved = candidate ? await resolveClaudeFile(candidate) : undefined;
+    // The id binds the candidate to what it resolved to at discovery: a swapped link is refused.
+    if (
+      !candidate ||
+      !resolved ||
+      claudeInstallationId(candidate, resolved.path) !== options.installation.id
+    ) {
+      throw new DriverError('launch_failed', 'The Claude Code installation is no longer available');
+    }
+    try {
+      await mkdir(this.config.stateDir, { recursive: true, mode: 0o700 });
+    } catch {
+      throw new DriverError('launch_failed', 'The Claude Code state directory could not be created');
+    }
+    const env = {
+      ...buildChildEnvironment(
+        this.config.environment,
+        [...CLAUDE_ENV_ALLOW_LIST, ...(this.config.envAllowList ?? [])],
+        undefined,
+      ),
+      ...QUIET_ENV,
+      CLAUDE_CONFIG_DIR: this.config.stateDir,
+    };
+    const args = [
+      ...BASE_ARGS,
+      ...(options.threadId ? ['--resume', sessionId] : ['--session-id', sessionId]),
+    ];
+    if (resolved.kind === 'native') return { command: resolved.path, args, cwd: options.cwd, env };
+    const nodePath = this.config.nodePath ?? process.execPath;
+    if (!path.isAbsolute(nodePath)) {
+      throw new DriverError('launch_failed', 'No absolute node interpreter for the Claude Code entry point');
+    }
+    return { command: nodePath, args: [resolved.path, ...args], cwd: options.cwd, env };
+  }
+}
+
+export function createClaudeDriver(config: ClaudeDriverConfig): AgentDriver {
+  return new ClaudeDriver(config);
+}

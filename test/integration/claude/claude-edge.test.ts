@@ -1,0 +1,502 @@
+// The edge connector with TETHER_AGENT=claude, driven only through edge_agent_v1 over the shared
+// NATS: the real `claude` CLI against the project's scripted Messages-API fake. A raw responder
+// stands in for the router's session-update subject. Every test boots its own edge with its own
+// data (and so Claude Code state) directory, project and provider.
+import { jest } from '@jest/globals';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  Limits,
+  Subjects,
+  type EdgeAgentRequest,
+  type EdgeAgentResult,
+  type EdgeAgentRPCRequest,
+  type ResumeState,
+  type SessionUpdate,
+} from '#contracts';
+import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
+import { testServices, uniqueNamespace } from '#test-support';
+import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
+import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
+import { claudeBinary, claudeEdgeEnv, WAIT_MS } from './claude-harness.js';
+
+jest.setTimeout(120_000);
+
+const EDGE_ID = '4646';
+const EDGE_TOKEN = 'claude-edge-token-for-tests';
+const ACTOR = '7';
+const ACCESS = 'd'.repeat(32);
+const MiB = 1024 * 1024;
+
+let nc: NatsConnection;
+let subjects: Subjects;
+let natsUrl: string;
+let responder: Subscription;
+/** Every session update the edge sent, acked, in arrival order. */
+const updates: SessionUpdate[] = [];
+
+beforeAll(async () => {
+  const services = await testServices();
+  natsUrl = services.natsUrl;
+  subjects = new Subjects(uniqueNamespace('claudeedge'));
+  nc = await connectNats({ servers: natsUrl, name: 'claude-edge-test' });
+  responder = nc.subscribe(subjects.requests.routerSessionUpdate, {
+    callback: (_error, msg) => {
+      updates.push(decodeJson<SessionUpdate>(msg.data));
+      msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));
+    },
+  });
+  await nc.flush();
+});
+
+afterAll(async () => {
+  responder?.unsubscribe();
+  await nc?.drain();
+});
+
+/** Children of this process whose working directory is under `dir` (the CLIs it launched). */
+function childrenIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const cwd = realpathSync(`/proc/${entry}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+interface Case {
+  base: string;
+  project: string;
+  dataDir: string;
+  provider: FakeAnthropic;
+  edge: RunningEdge;
+}
+
+let current: Case;
+
+async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
+  const edge = await startEdge(
+    loadEdgeConfig({
+      TETHER_NATS_URL: natsUrl,
+      TETHER_NAMESPACE: subjects.namespace,
+      TETHER_LOG_LEVEL: 'error',
+      TETHER_EDGE_ID: EDGE_ID,
+      TETHER_EDGE_TOKEN: EDGE_TOKEN,
+      TETHER_AGENT: 'claude',
+      TETHER_EDGE_DATA_DIR: c.dataDir,
+      // CI runs as root; the root refusal itself is tested in the driver suite.
+      TETHER_EDGE_ALLOW_ROOT: 'true',
+      TETHER_CLAUDE_PATH: claudeBinary(),
+      ...claudeEdgeEnv(c.provider, path.join(c.base, 'home')),
+    }),
+  );
+  // The RPC subscription reaches the server asynchronously: wait until the edge answers.
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    try {
+      await rpc({ action: 'sessions', access_id: ACCESS }, {}, 1_000);
+      return edge;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        await edge.close();
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+beforeEach(async () => {
+  const provider = await startFakeAnthropic();
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-claude-edge-')));
+  const c = { base, project: path.join(base, 'project'), dataDir: path.join(base, 'data'), provider };
+  await Promise.all([mkdir(c.project), mkdir(path.join(base, 'home'))]);
+  current = { ...c, edge: await bootEdge(c) };
+});
+
+afterEach(async () => {
+  const c = current;
+  await c.edge.close();
+  // Nothing may outlive the test: kill the group of any CLI the edge left behind.
+  for (const pid of childrenIn(c.base)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  await c.provider.stop();
+  await rm(c.base, { recursive: true, force: true });
+});
+
+const rpc = (
+  request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
+  envelope: Partial<EdgeAgentRPCRequest> = {},
+  timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
+): Promise<EdgeAgentResult> =>
+  requestJson<EdgeAgentResult>(
+    nc,
+    subjects.edgeRpc(EDGE_ID),
+    { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
+    { timeoutMs },
+  );
+
+/** The explicit claude binary, as the edge discovered it. */
+async function installationId(): Promise<string> {
+  const discovered = await rpc({ action: 'discover' });
+  expect(discovered.status).toBe('ok');
+  const explicit = discovered.installations?.find((entry) => entry.source === 'explicit');
+  expect(explicit).toMatchObject({ kind: 'claude' });
+  return explicit!.id;
+}
+
+async function start(project = current.project): Promise<EdgeAgentResult> {
+  const started = await rpc(
+    { action: 'start', installation_id: await installationId(), project, access_id: ACCESS },
+    { project_root: project },
+  );
+  expect(started).toMatchObject({ status: 'ok', revision: 1, project });
+  // Absent means false: Claude Code sessions offer no `permissions` (reference §3).
+  expect(started.permissions_available).toBeFalsy();
+  expect(started.thread_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  return started;
+}
+
+const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+
+/** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
+async function watchUntil(
+  sessionId: string,
+  done: (snapshot: EdgeAgentResult) => boolean,
+  what: string,
+): Promise<EdgeAgentResult> {
+  const deadline = Date.now() + WAIT_MS;
+  let snapshot = await rpc({ action: 'poll', ...on(sessionId) });
+  while (!done(snapshot)) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
+    snapshot = await rpc({ action: 'watch', ...on(sessionId), cursor: String(snapshot.revision) });
+  }
+  return snapshot;
+}
+
+/** Until the turn is over; every finished turn must carry ordered timing. */
+async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
+  const idle = await watchUntil(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+  const timing = idle.turn_timing;
+  expect(timing).toEqual({
+    dispatch_ms: expect.any(Number),
+    first_reply_ms: expect.any(Number),
+    finished_ms: expect.any(Number),
+  });
+  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
+  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+  return idle;
+}
+
+async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
+  const sent = await rpc({ action: 'send', ...on(sessionId), text });
+  expect(sent).toMatchObject({ status: 'ok', running: true });
+  return sent;
+}
+
+const lastAssistant = (snapshot: EdgeAgentResult): string =>
+  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
+
+describe('edge connector driving the real Claude Code CLI', () => {
+  it('streams a reply, then lists the models and switches to one for the next turn', async () => {
+    const reply = 'Hello from the scripted Messages API, streamed in several pieces to the edge.';
+    current.provider.script({ kind: 'text', text: reply }, { kind: 'text', text: 'second' });
+    const started = await start();
+    const id = started.session_id!;
+    expect(started.agent_version).toMatch(/^\d+\.\d+\.\d+$/);
+
+    const sent = await send(id, 'hello');
+    const done = await untilIdle(id);
+    expect(done.status).toBe('ok');
+    expect(done.messages).toEqual([
+      { role: 'user', text: 'hello' },
+      { role: 'assistant', text: reply },
+    ]);
+    // Streamed: the router saw the reply grow over several revisions.
+    const partial = updates.filter((update) => {
+      const text = update.session_id === id ? lastAssistant(update.snapshot) : '';
+      return text.length > 0 && text.length < reply.length && reply.startsWith(text);
+    });
+    expect(partial.length).toBeGreaterThan(0);
+    expect(done.revision!).toBeGreaterThan(sent.revision! + 2);
+    const firstModel = current.provider.requests.find((request) => request.step === 'text')?.model;
+
+    expect((await rpc({ action: 'model', ...on(id), model: 'sonnet' })).status).toBe('invalid_request');
+    const models = await rpc({ action: 'models', ...on(id) });
+    expect(models).toMatchObject({ status: 'ok', models_available: true });
+    const ids = models.models!.map((model) => model.id);
+    expect(ids).toEqual(expect.arrayContaining(['default', 'sonnet']));
+    expect((await rpc({ action: 'model', ...on(id), model: 'gpt-invented' })).status).toBe('invalid_request');
+    expect(await rpc({ action: 'model', ...on(id), model: 'sonnet' })).toMatchObject({
+      status: 'ok',
+      model: 'sonnet',
+    });
+    await send(id, 'with the chosen model');
+    expect(lastAssistant(await untilIdle(id))).toBe('second');
+    const switched = current.provider.requests.filter((request) => request.step === 'text').at(-1)?.model;
+    expect(switched).toMatch(/sonnet/);
+    expect(switched).not.toBe(firstModel);
+  });
+
+  it('runs a command once it is approved and not when it is declined', async () => {
+    const approved = path.join(current.project, 'approved.txt');
+    const declined = path.join(current.project, 'declined.txt');
+    current.provider.script(
+      { kind: 'shell', command: `touch ${approved}`, description: 'Create approved.txt' },
+      { kind: 'text', text: 'made it' },
+      { kind: 'shell', command: `touch ${declined}` },
+      { kind: 'text', text: 'did not make it' },
+    );
+    const { session_id: id } = await start();
+
+    await send(id!, 'make approved.txt');
+    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
+    const approval = asking.approvals![0]!;
+    expect(approval).toMatchObject({
+      kind: 'command',
+      command: `touch ${approved}`,
+      directory: current.project,
+      reason: 'Create approved.txt',
+    });
+    expect(approval.id).toMatch(/^[0-9a-f]{32}$/);
+    const accepted = await rpc({
+      action: 'approve',
+      ...on(id!),
+      approval_id: approval.id,
+      decision: 'accept',
+    });
+    expect(accepted.status).toBe('ok');
+    expect(accepted.approvals ?? []).toEqual([]);
+    // Single use: the same approval cannot be answered twice.
+    expect(
+      (await rpc({ action: 'approve', ...on(id!), approval_id: approval.id, decision: 'accept' })).status,
+    ).toBe('invalid_request');
+    const first = await untilIdle(id!);
+    expect(lastAssistant(first)).toBe('made it');
+    expect(existsSync(approved)).toBe(true);
+    expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
+      status: 'completed',
+      command: `touch ${approved}`,
+      exit_code: 0,
+    });
+
+    await send(id!, 'make declined.txt');
+    const again = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
+    const refused = await rpc({
+      action: 'approve',
+      ...on(id!),
+      approval_id: again.approvals![0]!.id,
+      decision: 'decline',
+    });
+    expect(refused.status).toBe('ok');
+    const second = await untilIdle(id!);
+    expect(lastAssistant(second)).toBe('did not make it');
+    expect(existsSync(declined)).toBe(false);
+    expect(second.activities?.filter((a) => a.kind === 'commandExecution').at(-1)?.status).toBe('declined');
+    // The model was told: its last request carried the refusal as an error result.
+    expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: true });
+  });
+
+  it('asks the user through AskUserQuestion and forwards the answer', async () => {
+    current.provider.script(
+      {
+        kind: 'question',
+        questions: [
+          {
+            question: 'Which one?',
+            header: 'Pick',
+            options: [
+              { label: 'Left', description: 'the left one' },
+              { label: 'Right', description: 'the right one' },
+            ],
+          },
+        ],
+      },
+      { kind: 'text', text: 'Right it is.' },
+    );
+    const { session_id: id } = await start();
+
+    await send(id!, 'ask me');
+    const asking = await watchUntil(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+    const input = asking.input_requests![0]!;
+    expect(input.questions).toEqual([
+      {
+        id: 'q1',
+        header: 'Pick',
+        question: 'Which one?',
+        options: [
+          { label: 'Left', description: 'the left one' },
+          { label: 'Right', description: 'the right one' },
+        ],
+      },
+    ]);
+    // An answer outside the options changes nothing.
+    expect(
+      (
+        await rpc({
+          action: 'answer',
+          ...on(id!),
+          input_id: input.id,
+          answers: [{ question_id: 'q1', answers: ['Middle'] }],
+        })
+      ).status,
+    ).toBe('invalid_request');
+    const answered = await rpc({
+      action: 'answer',
+      ...on(id!),
+      input_id: input.id,
+      answers: [{ question_id: 'q1', answers: ['Right'] }],
+    });
+    expect(answered.status).toBe('ok');
+    const done = await untilIdle(id!);
+    expect(lastAssistant(done)).toBe('Right it is.');
+    expect(done.activities?.find((a) => a.kind === 'userInput')).toMatchObject({
+      status: 'completed',
+      output: 'Which one? → Right',
+    });
+    expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: false });
+  });
+
+  it('interrupts a running turn and keeps the session open', async () => {
+    current.provider.script(
+      { kind: 'hang', text: 'Thinking about it for a long while' },
+      { kind: 'text', text: 'ok' },
+    );
+    const { session_id: id } = await start();
+
+    await send(id!, 'take your time');
+    await watchUntil(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+    expect((await rpc({ action: 'interrupt', ...on(id!) })).status).toBe('ok');
+    const done = await untilIdle(id!);
+    expect(done.status).toBe('ok');
+    expect(done.closed).toBeFalsy();
+    await send(id!, 'again');
+    expect(lastAssistant(await untilIdle(id!))).toBe('ok');
+  });
+
+  it('refuses attachments and permissions for Claude Code, as the reference does', async () => {
+    const { session_id: id } = await start();
+    const attached = await rpc({ action: 'send', ...on(id!), text: 'see this', attachments: ['notes.txt'] });
+    expect(attached.status).toBe('upgrade_required');
+    expect((await rpc({ action: 'poll', ...on(id!) })).messages ?? []).toEqual([]);
+    expect(
+      (await rpc({ action: 'permissions', ...on(id!), permission_mode: 'workspace-write' })).status,
+    ).toBe('upgrade_required');
+  });
+
+  it('resumes a session after an edge restart with the conversation intact', async () => {
+    current.provider.script(
+      { kind: 'text', text: 'I will remember swordfish.' },
+      { kind: 'text', text: 'You said swordfish.' },
+    );
+    const started = await start();
+    const id = started.session_id!;
+    await send(id, 'remember the word swordfish');
+    await untilIdle(id);
+
+    await current.edge.close();
+    const last = updates.filter((update) => update.session_id === id).at(-1)!.snapshot;
+    expect(last).toMatchObject({ closed: true, status: 'session_closed' });
+    current.edge = await bootEdge(current);
+    const seed: ResumeState = {
+      session_id: id,
+      messages: last.messages?.map((message) => ({ role: message.role, text: message.text })),
+      activities: last.activities,
+      title: last.title,
+      model: last.model,
+      started_at: last.started_at,
+      revision: last.revision!,
+      window: last.window,
+      truncated: last.truncated,
+    };
+    const resumed = await rpc(
+      { action: 'resume', ...on(id) },
+      { resume: seed, project_root: current.project },
+    );
+    expect(resumed).toMatchObject({
+      status: 'ok',
+      session_id: id,
+      thread_id: started.thread_id,
+      revision: last.revision! + 1,
+      started_at: last.started_at,
+    });
+    expect(resumed.closed || resumed.running).toBeFalsy();
+    expect(resumed.messages).toEqual(last.messages);
+
+    await send(id, 'what was the word?');
+    const done = await untilIdle(id);
+    expect(done.messages?.map((message) => message.text)).toEqual([
+      'remember the word swordfish',
+      'I will remember swordfish.',
+      'what was the word?',
+      'You said swordfish.',
+    ]);
+    // The provider received the earlier conversation with the new turn.
+    const turns = current.provider.requests.filter((request) => request.step === 'text');
+    expect(turns).toHaveLength(2);
+    expect(turns[1]!.userMessages).toBe(turns[0]!.userMessages + 1);
+  });
+
+  it('closes a session whose Claude Code process dies mid-turn and leaves the others running', async () => {
+    const otherProject = path.join(current.base, 'other');
+    await mkdir(otherProject);
+    current.provider.script({ kind: 'hang', text: 'Working on it' }, { kind: 'text', text: 'still here' });
+    const doomed = (await start()).session_id!;
+    const survivor = (await start(otherProject)).session_id!;
+
+    await send(doomed, 'long task');
+    await watchUntil(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+    const [pid] = childrenIn(current.project);
+    expect(pid).toEqual(expect.any(Number));
+    process.kill(pid!, 'SIGKILL');
+
+    const closed = await watchUntil(doomed, (s) => Boolean(s.closed), 'the session to close');
+    expect(closed.status).toBe('session_closed');
+    expect(closed.running).toBeFalsy();
+    expect(closed.turn_timing?.finished_ms ?? null).toBeNull();
+
+    await send(survivor, 'are you there?');
+    const done = await untilIdle(survivor);
+    expect(done.status).toBe('ok');
+    expect(done.closed).toBeFalsy();
+    expect(lastAssistant(done)).toBe('still here');
+  });
+
+  it('closes only the session whose CLI sends an oversize frame; the edge keeps serving', async () => {
+    // A hostile provider: one 3 MiB text delta, which Claude Code forwards as one stream-json line.
+    current.provider.script({ kind: 'text', text: 'x'.repeat(3 * MiB), chunkChars: 3 * MiB });
+    const { session_id: flooded } = await start();
+    await send(flooded!, 'flood');
+    const closed = await watchUntil(flooded!, (s) => Boolean(s.closed), 'the flooded session to close');
+    expect(closed.status).toBe('session_closed');
+    expect(closed.running).toBeFalsy();
+    // The CLI that broke the protocol is killed, not left running.
+    const deadline = Date.now() + WAIT_MS;
+    while (childrenIn(current.project).length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(childrenIn(current.project)).toEqual([]);
+
+    current.provider.script({ kind: 'text', text: 'fine' });
+    const { session_id: next } = await start();
+    await send(next!, 'hello');
+    expect(lastAssistant(await untilIdle(next!))).toBe('fine');
+  });
+});
