@@ -8,8 +8,41 @@ import { metricsPortVar, type MetricsPort } from '#telemetry';
 const optionalString = () =>
   z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
-export const AGENT_KINDS = ['scripted', 'codex'] as const;
+export const AGENT_KINDS = ['scripted', 'codex', 'acp'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
+
+/** Environment variable names an edge owner lets a declared agent inherit. */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name');
+
+/**
+ * `TETHER_ACP_AGENTS`: ACP agents the edge owner declares beside the known ones, as JSON. Only the
+ * edge's own configuration can name a command line; no request ever can.
+ */
+const declaredAgentsVar = () =>
+  z.preprocess(
+    (value) => {
+      if (value === undefined || value === '') return [];
+      try {
+        return JSON.parse(String(value)) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -'),
+          command: z
+            .string()
+            .min(2)
+            .max(4096)
+            .refine((command) => command.startsWith('/') && !command.includes('\0'), 'must be an absolute path'),
+          args: z.array(z.string().max(4096)).max(32).default([]),
+          env: z.array(envName).max(64).default([]),
+        }),
+      )
+      .max(8),
+  );
 
 const envSchema = z.object({
   TETHER_NATS_URL: natsUrlVar(),
@@ -28,6 +61,11 @@ const envSchema = z.object({
   TETHER_CODEX_PATH: optionalString(),
   TETHER_CODEX_HOME: optionalString(),
   TETHER_CODEX_ENV_ALLOW: optionalString(),
+  TETHER_GEMINI_PATH: optionalString(),
+  TETHER_ACP_HOME: optionalString(),
+  TETHER_ACP_ENV_ALLOW: optionalString(),
+  TETHER_ACP_AGENTS: declaredAgentsVar(),
+  TETHER_ACP_SPARES: boolVar(true),
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -49,6 +87,15 @@ export interface EdgeConfig {
   homeDir: string;
   /** Codex driver settings (agent/codex reads them through the driver registry). */
   codex: { codexPath?: string; codexHome?: string; envAllowList: string[] };
+  /** ACP driver settings (agent/acp reads them through the driver registry). */
+  acp: {
+    geminiPath?: string;
+    /** Private agent homes of this edge (Gemini CLI's GEMINI_CLI_HOME is `<homesDir>/gemini`). */
+    homesDir: string;
+    envAllowList: string[];
+    declared: { name: string; command: string; args: string[]; env: string[] }[];
+    spares: boolean;
+  };
   /** The edge's own environment, for agent discovery and allow-listed forwarding to agents. */
   environment: Readonly<Record<string, string | undefined>>;
   metricsPort: MetricsPort;
@@ -74,6 +121,16 @@ export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
       .split(',')
       .map((name) => name.trim())
       .filter(Boolean),
+  },
+  acp: {
+    geminiPath: env.TETHER_GEMINI_PATH,
+    homesDir: env.TETHER_ACP_HOME ?? `${env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`}/agent-homes`,
+    envAllowList: (env.TETHER_ACP_ENV_ALLOW ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+    declared: env.TETHER_ACP_AGENTS,
+    spares: env.TETHER_ACP_SPARES,
   },
   environment: {},
   metricsPort: env.TETHER_METRICS_PORT,

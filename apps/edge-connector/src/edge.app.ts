@@ -58,6 +58,7 @@ export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
         heartbeat.stop();
         await rpc.close();
         await sessions.shutdown();
+        await driver.close?.();
         await updates.flush(SHUTDOWN_FLUSH_MS);
         updates.stop();
         await app.close();

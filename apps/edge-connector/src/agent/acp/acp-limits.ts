@@ -1,0 +1,36 @@
+// Bounds of the ACP driver. They are the Codex driver's transport bounds (the reference edge's
+// JSON-RPC limits) so every agent behind the edge is held to the same envelope.
+export {
+  DISCOVERY_DIRS_MAX,
+  DISCOVERY_INSTALLATIONS_MAX,
+  DISCOVERY_VERSION_DIRS_MAX,
+  GRACEFUL_EXIT_MS,
+  MODEL_ID_MAX_BYTES,
+  MODELS_MAX,
+  NATIVE_ID_MAX_CHARS,
+  RPC_EVENT_QUEUE_MAX,
+  RPC_FRAME_MAX_BYTES,
+  RPC_PENDING_CALLS_MAX,
+  STDERR_TAIL_BYTES,
+  TERMINATE_EXIT_MS,
+} from '../codex/codex-limits.js';
+
+/**
+ * `initialize` must answer within this time. Gemini CLI needs ~1.7 s on a 2-core machine and
+ * 2-3 s on its first run after install; a loaded CI machine gets generous head-room.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 30_000;
+/** `session/new`, `session/load`, `session/set_model`: shorter than the edge's 20 s RPC deadline. */
+export const CALL_TIMEOUT_MS = 15_000;
+/** Permission requests waiting for an answer at once; more are answered `cancelled`. */
+export const PENDING_PERMISSIONS_MAX = 32;
+/** A permission request larger than this is answered `cancelled` without asking anyone. */
+export const PERMISSION_PARAMS_MAX_BYTES = 32 * 1024;
+/** Text of one tool title or command shown on a card. */
+export const TOOL_TITLE_MAX_CHARS = 16_384;
+/** Diff text kept per file change shown for approval. */
+export const DIFF_MAX_CHARS = 64 * 1024;
+/** Installations with a spare process at once (each spare is a full agent process). */
+export const SPARES_MAX = 4;
+/** Agents declared in the edge's own configuration. */
+export const DECLARED_AGENTS_MAX = 8;
