@@ -14,6 +14,8 @@ const BODY_MAX_BYTES = 8 * 1024 * 1024;
 const TEXT_CHUNK_CHARS = 12;
 const SLOW_CHUNK_MS = 200;
 const SLOW_CHUNKS = 100;
+/** Text chunks of an ordinary reply are this far apart, so a watcher sees the reply grow. */
+const TEXT_CHUNK_MS = 15;
 
 export type GeminiStep =
   | { kind: 'text'; text: string }
@@ -94,9 +96,12 @@ function stepChunks(step: GeminiStep | undefined, afterTool: boolean): { chunks:
   if (!step) return { chunks: textChunks(afterTool ? 'The tool finished.' : 'Hello from the fake Gemini.'), delayMs: 0 };
   switch (step.kind) {
     case 'text':
-      return { chunks: textChunks(step.text), delayMs: 0 };
+      return { chunks: textChunks(step.text), delayMs: TEXT_CHUNK_MS };
     case 'think':
-      return { chunks: [chunk([{ text: '**Pondering**', thought: true }]), ...textChunks(step.text)], delayMs: 0 };
+      return {
+        chunks: [chunk([{ text: '**Pondering**', thought: true }]), ...textChunks(step.text)],
+        delayMs: TEXT_CHUNK_MS,
+      };
     case 'shell':
       return {
         chunks: [chunk([{ functionCall: { name: 'run_shell_command', args: { command: step.command, description: 'scripted' } } }], true)],

@@ -1,0 +1,86 @@
+// The ACP driver's bounds against a scripted hostile agent the edge owner declared: an oversize
+// frame, a line that is not JSON or a flood close that agent's own session; unknown update kinds
+// are ignored; file-system and terminal requests are refused (the edge declares neither). The edge
+// and a second session go on every time.
+import { jest } from '@jest/globals';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { EdgeAgentResult } from '#contracts';
+import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { ACCESS, EdgeBus, killAgentsIn, lastAssistant, repoRoot } from './acp-edge-harness.js';
+
+jest.setTimeout(90_000);
+
+const bus = new EdgeBus('4423', 'hostileacp');
+const AGENT = path.join(repoRoot, 'test', 'support', 'hostile-acp-agent.mjs');
+let base: string;
+let edge: RunningEdge;
+
+beforeAll(async () => {
+  await bus.open();
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-hostile-acp-')));
+  await Promise.all(['a', 'b', 'home'].map((dir) => mkdir(path.join(base, dir))));
+  edge = await bus.boot({
+    TETHER_EDGE_DATA_DIR: path.join(base, 'data'),
+    TETHER_ACP_AGENTS: JSON.stringify([{ name: 'hostile', command: AGENT, args: [], env: [] }]),
+    HOME: path.join(base, 'home'),
+  });
+});
+
+afterAll(async () => {
+  await edge?.close();
+  killAgentsIn(base);
+  await rm(base, { recursive: true, force: true });
+  await bus.close();
+});
+
+async function start(dir: string): Promise<string> {
+  const discovered = await bus.rpc({ action: 'discover' });
+  const declared = discovered.installations?.find((entry) => entry.source === 'configured');
+  expect(declared).toMatchObject({ kind: 'acp', path: AGENT });
+  const project = path.join(base, dir);
+  const started = await bus.rpc(
+    { action: 'start', installation_id: declared!.id, project, access_id: ACCESS },
+    { project_root: project },
+  );
+  expect(started.status).toBe('ok');
+  return started.session_id!;
+}
+
+async function turn(id: string, text: string): Promise<EdgeAgentResult> {
+  expect((await bus.send(id, text)).status).toBe('ok');
+  return bus.watchUntil(id, (s) => !s.running || Boolean(s.closed), 'the turn to end');
+}
+
+/** The second session answers normally after its neighbour misbehaved. */
+async function neighbourStillWorks(): Promise<void> {
+  const other = await start('b');
+  const done = await turn(other, 'hello');
+  expect(done.closed).toBeFalsy();
+  expect(lastAssistant(done)).toBe('hostile but polite');
+  await bus.rpc({ action: 'stop', ...bus.on(other) });
+}
+
+describe('a hostile ACP agent', () => {
+  it.each(['oversize', 'invalid', 'flood'])('closes only its own session on a %s frame', async (kind) => {
+    const id = await start('a');
+    const done = await turn(id, kind);
+    expect(done.closed).toBe(true);
+    expect(done.status).toBe('session_closed');
+    await neighbourStillWorks();
+  });
+
+  it('ignores unknown update kinds and keeps streaming', async () => {
+    const id = await start('a');
+    const done = await turn(id, 'unknown');
+    expect(done.closed).toBeFalsy();
+    expect(lastAssistant(done)).toBe('still fine');
+  });
+
+  it('gets no file system and no terminal from the edge', async () => {
+    const id = await start('a');
+    const done = await turn(id, 'client');
+    expect(lastAssistant(done)).toBe('fs:-32601 terminal:-32601');
+  });
+});
