@@ -21,6 +21,13 @@ import {
   startFakeProvider,
   type FakeProvider,
 } from '../../test/support/fake-provider/index.js';
+import {
+  fakeGeminiEnv,
+  geminiEntryPoint,
+  pinFakeGeminiModel,
+  startFakeGemini,
+  type FakeGemini,
+} from '../../test/support/fake-gemini/index.js';
 
 /** The repository root: the nearest folder above this file with a package-lock.json. */
 function findRoot(from: string): string {
@@ -69,7 +76,8 @@ export interface StackOptions {
   /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
   historyKey?: string;
   demoOwner: string;
-  agent: 'scripted' | 'codex';
+  /** `gemini` runs the edge's ACP driver (TETHER_AGENT=acp) with Gemini CLI. */
+  agent: 'scripted' | 'codex' | 'gemini';
   /** Where the edge keeps its bindings. */
   edgeDataDir: string;
   /** Extra environment for every service (e.g. OTEL_*, TETHER_SCRIPTED_SCRIPT). */
@@ -83,6 +91,11 @@ export interface StackOptions {
    * edge's Codex at it (its own CODEX_HOME under edgeDataDir), so the stack needs no network.
    */
   codexFakeProvider?: boolean;
+  /**
+   * Gemini only: run the project's fake Gemini API in this process and point the edge's Gemini CLI
+   * at it (its private home under edgeDataDir), so the stack needs no network.
+   */
+  geminiFakeProvider?: boolean;
   /** The demo edge's connector name (default `demo-edge`); a second demo edge needs its own. */
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
@@ -107,6 +120,8 @@ export class Stack {
   /** The scripted provider behind the edge's Codex, when `codexFakeProvider` is set. */
   fakeProvider?: FakeProvider;
   private codexEnv: Record<string, string> = {};
+  /** The fake Gemini API behind the edge's Gemini CLI, when `geminiFakeProvider` is set. */
+  fakeGemini?: FakeGemini;
 
   constructor(readonly options: StackOptions) {
     this.subjects = new Subjects(options.namespace);
@@ -147,7 +162,7 @@ export class Stack {
       Object.assign(env, {
         TETHER_EDGE_ID: this.edge.id,
         TETHER_EDGE_TOKEN: this.edge.token,
-        TETHER_AGENT: o.agent,
+        TETHER_AGENT: o.agent === 'gemini' ? 'acp' : o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
         ...this.codexEnv,
         ...o.edgeEnv,
@@ -161,6 +176,9 @@ export class Stack {
     if (this.children.has(name)) throw new Error(`${name} is already running.`);
     if (name === 'edge' && this.options.agent === 'codex' && this.options.codexFakeProvider) {
       await this.startCodexFakeProvider();
+    }
+    if (name === 'edge' && this.options.agent === 'gemini' && this.options.geminiFakeProvider) {
+      await this.startGeminiFake();
     }
     const child = spawn(process.execPath, [resolve(DIST, ENTRY[name])], {
       cwd: ROOT,
@@ -187,6 +205,20 @@ export class Stack {
     });
     this.children.set(name, child);
     await once(child, 'spawn');
+  }
+
+  /** Starts the fake Gemini API once and pins its model in the edge's private Gemini home. */
+  private async startGeminiFake(): Promise<void> {
+    if (this.fakeGemini) return;
+    const fake = await startFakeGemini();
+    try {
+      await pinFakeGeminiModel(resolve(this.options.edgeDataDir, 'agent-homes', 'gemini'));
+    } catch (error) {
+      await fake.stop();
+      throw error;
+    }
+    this.fakeGemini = fake;
+    Object.assign(this.codexEnv, fakeGeminiEnv(fake), { TETHER_GEMINI_PATH: geminiEntryPoint(ROOT) });
   }
 
   /** Starts the scripted provider once and writes the CODEX_HOME that points Codex at it. */
@@ -378,5 +410,7 @@ export class Stack {
     this.nc = undefined;
     await this.fakeProvider?.stop();
     this.fakeProvider = undefined;
+    await this.fakeGemini?.stop();
+    this.fakeGemini = undefined;
   }
 }

@@ -1,4 +1,4 @@
-// `npm run stack [-- --agent codex]`: the four services and one demo edge, against the NATS,
+// `npm run stack [-- --agent codex|gemini]`: the four services and one demo edge, against the NATS,
 // Redis and Postgres named in the environment (default: the local ports), until Ctrl-C.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -16,8 +16,8 @@ const { values } = parseArgs({
   options: { agent: { type: 'string', default: 'scripted' } },
   allowPositionals: false,
 });
-if (values.agent !== 'scripted' && values.agent !== 'codex') {
-  console.error(`--agent must be scripted or codex, not ${values.agent}`);
+if (values.agent !== 'scripted' && values.agent !== 'codex' && values.agent !== 'gemini') {
+  console.error(`--agent must be scripted, codex or gemini, not ${values.agent}`);
   process.exit(2);
 }
 
@@ -74,6 +74,25 @@ const codexEnv: Record<string, string> =
       )
     : {};
 
+// With --agent gemini the edge drives Gemini CLI over ACP. TETHER_GEMINI_FAKE_PROVIDER=1 puts the
+// project's fake Gemini API behind it (offline); otherwise Gemini uses the forwarded
+// GEMINI_API_KEY (README "The Gemini demo edge").
+const geminiFake = values.agent === 'gemini' && env.TETHER_GEMINI_FAKE_PROVIDER === '1';
+const geminiForwarded = (name: string): boolean =>
+  name === 'TETHER_GEMINI_PATH' ||
+  name === 'TETHER_ACP_HOME' ||
+  name === 'TETHER_ACP_AGENTS' ||
+  name === 'TETHER_ACP_ENV_ALLOW' ||
+  (!geminiFake && (name === 'GEMINI_API_KEY' || name.startsWith('GOOGLE_')));
+const geminiEnv: Record<string, string> =
+  values.agent === 'gemini'
+    ? Object.fromEntries(
+        Object.entries(env).filter(
+          (entry): entry is [string, string] => geminiForwarded(entry[0]) && entry[1] !== undefined,
+        ),
+      )
+    : {};
+
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -98,9 +117,10 @@ const stack = new Stack({
       ),
     ),
   },
-  edgeEnv: { ...codexEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
+  edgeEnv: { ...codexEnv, ...geminiEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
   output: 'inherit',
   codexFakeProvider: fakeProvider,
+  geminiFakeProvider: geminiFake,
 });
 
 let stopping = false;
@@ -126,7 +146,8 @@ console.log(
     '',
     `Tether is ready at ${stack.apiUrl}`,
     `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}` +
-      (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : ''),
+      (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : '') +
+      (stack.fakeGemini ? ` (fake Gemini API at ${stack.fakeGemini.baseUrl})` : ''),
     `  token:      npm run token -- --sub ${stack.options.demoOwner}`,
     '  Ctrl-C stops everything.',
     '',
