@@ -40,6 +40,8 @@ export interface ConnectionSink {
   onUpdate(params: JsonObject): void;
   onPermission(params: JsonObject): Promise<acp.RequestPermissionResponse>;
   onClosed(reason: CloseReason): void;
+  /** An update of a kind the edge does not know was dropped. */
+  onUnknownKind(kind: string): void;
 }
 
 const lenient = (params: unknown): JsonObject => (isObject(params) ? params : {});
@@ -57,11 +59,15 @@ export class AcpConnection {
   static async launch(spec: LaunchSpec): Promise<AcpConnection> {
     const proc = await AgentProcess.launch(spec);
     const self = new AcpConnection(proc);
-    const stream = boundedNdJsonStream(proc.child.stdout, proc.child.stdin, (reason) => self.ended(reason));
+    const stream = boundedNdJsonStream(
+      proc.child.stdout,
+      proc.child.stdin,
+      (reason) => self.ended(reason),
+      (kind) => self.sink?.onUnknownKind(kind),
+    );
     const app = acp
       .client({ name: CLIENT_INFO.name })
-      // Params are checked by the driver, not the SDK's schemas: an unknown update kind is then
-      // the driver's to log and ignore instead of a rejected notification.
+      // The driver reads the params itself (acp-events.ts) and takes only what it understands.
       .onNotification(acp.methods.client.session.update, lenient, ({ params }) => {
         if (isObject(params.update)) self.sink?.onUpdate(params.update);
       })
@@ -99,6 +105,11 @@ export class AcpConnection {
   /** Capabilities the agent advertised in `initialize`. */
   get loadSession(): boolean {
     return this.initialize.agentCapabilities?.loadSession === true;
+  }
+
+  /** The agent takes `image` blocks in a prompt. */
+  get acceptsImages(): boolean {
+    return this.initialize.agentCapabilities?.promptCapabilities?.image === true;
   }
 
   get agentVersion(): string | undefined {

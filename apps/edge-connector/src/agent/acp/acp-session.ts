@@ -1,5 +1,6 @@
 // One live ACP session: one agent process (a spare or a fresh one) driving one native session.
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Logger } from '@nestjs/common';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentModel } from '#contracts';
@@ -13,6 +14,7 @@ import {
   type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
+import { imageFormat } from '../../files/images.js';
 import { AcpCallError, type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
 import { AcpEventMapper, isObject, type JsonObject } from './acp-events.js';
 import {
@@ -31,6 +33,11 @@ const CANCEL_GRACE_MS = 10_000;
 const UNKNOWN_KINDS_LOGGED_MAX = 16;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Images larger than this are not inlined: base64 adds a third and the prompt frame must stay under
+ * the 2 MiB frame bound. The attachment note in the prompt text still names every file.
+ */
+const INLINE_IMAGE_MAX_BYTES = 1024 * 1024;
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
 
 const STOP_STATUS: Record<string, 'completed' | 'failed' | 'interrupted'> = {
@@ -100,7 +107,8 @@ export class AcpSession implements AgentSession, ConnectionSink {
       permissions: false,
       approvals: true,
       input: false,
-      attachments: false,
+      // Attached files are named in the prompt text; images are also inlined where the agent takes them.
+      attachments: true,
       resume: connection.loadSession,
     };
   }
@@ -184,9 +192,10 @@ export class AcpSession implements AgentSession, ConnectionSink {
     this.mapper.beginTurn(turnId);
     // ACP has no "turn accepted" answer: the prompt answers only with the stop reason, so the turn
     // counts as dispatched once the request is handed to the agent's stdin.
+    const blocks = await this.promptBlocks(input);
     const prompt = this.connection.call<acp.PromptResponse>(
       'session/prompt',
-      { sessionId: this.sessionId, prompt: [{ type: 'text', text: input.text }] },
+      { sessionId: this.sessionId, prompt: blocks },
       Number.POSITIVE_INFINITY,
     );
     void prompt.then(
@@ -197,6 +206,22 @@ export class AcpSession implements AgentSession, ConnectionSink {
       },
     );
     return { turnId };
+  }
+
+  private async promptBlocks(input: TurnInput): Promise<JsonObject[]> {
+    const blocks: JsonObject[] = [{ type: 'text', text: input.text }];
+    if (!this.connection.acceptsImages) return blocks;
+    for (const file of input.images ?? []) {
+      let data: Buffer;
+      try {
+        data = await readFile(file);
+      } catch {
+        continue; // The snapshot is gone; the prompt text still names the file.
+      }
+      const format = data.length <= INLINE_IMAGE_MAX_BYTES ? imageFormat(data) : undefined;
+      if (format) blocks.push({ type: 'image', mimeType: `image/${format}`, data: data.toString('base64') });
+    }
+    return blocks;
   }
 
   private finishTurn(turnId: string, status: 'completed' | 'failed' | 'interrupted'): void {
@@ -318,9 +343,10 @@ export class AcpSession implements AgentSession, ConnectionSink {
     this.emit({ type: 'closed', reason });
   }
 
-  private onUnknownKind(kind: string): void {
+  onUnknownKind(kind: string): void {
     if (this.unknownKinds.size >= UNKNOWN_KINDS_LOGGED_MAX || this.unknownKinds.has(kind)) return;
     this.unknownKinds.add(kind);
+    // The kind is agent-chosen text: only its length is logged.
     this.logger.warn(`ACP session ${this.sessionId} ignored an unknown update kind (${kind.length} chars).`);
   }
 

@@ -22,11 +22,43 @@ export class StreamClosedError extends Error {
 
 const NEWLINE = 0x0a;
 
+/**
+ * The `session/update` kinds of the pinned SDK's schema. The SDK validates every update before any
+ * handler runs and logs each one it cannot parse; an update of another kind is dropped here
+ * instead, so a flood of unknown kinds costs one log line per kind (onUnknownKind), not one each.
+ */
+const KNOWN_UPDATE_KINDS: ReadonlySet<string> = new Set([
+  'user_message_chunk',
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'available_commands_update',
+  'current_mode_update',
+  'config_option_update',
+  'session_info_update',
+  'usage_update',
+  'notice',
+  'compaction_update',
+  'compaction_summary_chunk',
+]);
+
+/** The kind of a `session/update` notification the SDK would refuse, or undefined. */
+function unknownUpdateKind(message: Record<string, unknown>): string | undefined {
+  if (message.method !== 'session/update' || message.id !== undefined) return undefined;
+  const params = message.params as { update?: { sessionUpdate?: unknown } } | undefined;
+  const kind = params?.update?.sessionUpdate;
+  if (typeof kind !== 'string') return '(none)';
+  return KNOWN_UPDATE_KINDS.has(kind) ? undefined : kind;
+}
+
 /** Splits `input` into frames and hands each parsed object to the connection. */
 export function boundedNdJsonStream(
   input: Readable,
   output: Writable,
   onClose: (reason: StreamCloseReason) => void,
+  onUnknownKind: (kind: string) => void,
 ): Stream {
   let closed = false;
   let pending: Buffer[] = [];
@@ -60,6 +92,11 @@ export function boundedNdJsonStream(
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       fail('invalid_frame');
+      return;
+    }
+    const unknown = unknownUpdateKind(message as Record<string, unknown>);
+    if (unknown !== undefined) {
+      onUnknownKind(unknown);
       return;
     }
     controller.enqueue(message as AnyMessage);
