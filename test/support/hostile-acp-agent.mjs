@@ -3,7 +3,8 @@
 // properly, then misbehaves as the prompt asks. Plain node, no dependencies.
 //   oversize  a 3 MiB frame          invalid  a line that is not JSON
 //   flood     10 000 updates at once unknown  unknown update kinds, then a normal reply
-//   client    asks for fs/terminal   anything else: a short reply
+//   client    asks for fs/terminal   permissions  40 permission requests at once
+//   anything else: a short reply
 import { createInterface } from 'node:readline';
 
 const write = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -39,6 +40,25 @@ async function prompt(id, sessionId, said) {
   if (said === 'unknown') {
     for (let i = 0; i < 50; i++) update(sessionId, { sessionUpdate: `made_up_${i % 3}`, payload: i });
     text(sessionId, 'still fine');
+  } else if (said === 'permissions') {
+    const outcomes = { cancelled: 0, rejected: 0, allowed: 0 };
+    for (let i = 0; i < 40; i++) {
+      void ask('session/request_permission', {
+        sessionId,
+        toolCall: { toolCallId: `call-${i}`, title: `echo ${i}`, kind: 'execute', status: 'pending' },
+        options: [
+          { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+        ],
+      }).then((answer) => {
+        const outcome = answer.result?.outcome;
+        if (outcome?.outcome === 'cancelled') outcomes.cancelled++;
+        else if (outcome?.optionId === 'no') outcomes.rejected++;
+        else outcomes.allowed++;
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    text(sessionId, `cancelled:${outcomes.cancelled} rejected:${outcomes.rejected} allowed:${outcomes.allowed}`);
   } else if (said === 'client') {
     const read = await ask('fs/read_text_file', { sessionId, path: '/etc/passwd' });
     const term = await ask('terminal/create', { sessionId, command: 'id' });
