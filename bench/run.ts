@@ -50,6 +50,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),
   },
+  gemini: {
+    what: 'B5 Gemini rows: dispatch and first reply through Tether vs Gemini CLI over ACP directly; start with the spare',
+    run: async (o) => (await import('./gemini.js')).gemini(o),
+  },
 };
 
 const args = process.argv.slice(2);

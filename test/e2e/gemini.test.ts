@@ -136,9 +136,7 @@ test('start → send → approve → reply with the real Gemini CLI', async () =
     { role: 'user', text: 'write the file' },
     { role: 'assistant', text: 'The tool finished.' },
   ]);
-  expect(idle.activities?.find((activity) => activity.kind === 'commandExecution')?.status).toBe(
-    'completed',
-  );
+  expect(idle.activities?.find((activity) => activity.kind === 'commandExecution')?.status).toBe('completed');
   expect(existsSync(target) && readFileSync(target, 'utf8')).toBe('written over http\n');
   const timing = idle.turn_timing!;
   expect(timing.dispatch_ms!).toBeLessThanOrEqual(timing.first_reply_ms!);

@@ -22,7 +22,9 @@ const ask = (method, params) =>
 
 async function prompt(id, sessionId, said) {
   if (said === 'oversize') {
-    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(3 * 1024 * 1024) } } } })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(3 * 1024 * 1024) } } } })}\n`,
+    );
     return;
   }
   if (said === 'invalid') {
@@ -58,7 +60,10 @@ async function prompt(id, sessionId, said) {
       });
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    text(sessionId, `cancelled:${outcomes.cancelled} rejected:${outcomes.rejected} allowed:${outcomes.allowed}`);
+    text(
+      sessionId,
+      `cancelled:${outcomes.cancelled} rejected:${outcomes.rejected} allowed:${outcomes.allowed}`,
+    );
   } else if (said === 'client') {
     const read = await ask('fs/read_text_file', { sessionId, path: '/etc/passwd' });
     const term = await ask('terminal/create', { sessionId, command: 'id' });

@@ -36,7 +36,10 @@ const declaredAgentsVar = () =>
             .string()
             .min(2)
             .max(4096)
-            .refine((command) => command.startsWith('/') && !command.includes('\0'), 'must be an absolute path'),
+            .refine(
+              (command) => command.startsWith('/') && !command.includes('\0'),
+              'must be an absolute path',
+            ),
           args: z.array(z.string().max(4096)).max(32).default([]),
           env: z.array(envName).max(64).default([]),
         }),

@@ -100,12 +100,21 @@ export class EdgeBus {
     return { session_id: sessionId, access_id: ACCESS };
   }
 
-  async watchUntil(sessionId: string, done: (s: EdgeAgentResult) => boolean, what: string): Promise<EdgeAgentResult> {
+  async watchUntil(
+    sessionId: string,
+    done: (s: EdgeAgentResult) => boolean,
+    what: string,
+  ): Promise<EdgeAgentResult> {
     const deadline = Date.now() + WAIT_MS;
     let snapshot = await this.rpc({ action: 'poll', ...this.on(sessionId) });
     while (!done(snapshot)) {
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-      snapshot = await this.rpc({ action: 'watch', ...this.on(sessionId), cursor: String(snapshot.revision) });
+      if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
+      snapshot = await this.rpc({
+        action: 'watch',
+        ...this.on(sessionId),
+        cursor: String(snapshot.revision),
+      });
     }
     return snapshot;
   }

@@ -9,13 +9,22 @@ import path from 'node:path';
 import type { EdgeAgentResult, ResumeState } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import {
+  FAKE_GEMINI_MODEL,
   fakeGeminiEnv,
   geminiEntryPoint,
   pinFakeGeminiModel,
   startFakeGemini,
   type FakeGemini,
 } from '../../support/fake-gemini/index.js';
-import { childrenIn, EdgeBus, killAgentsIn, lastAssistant, repoRoot, WAIT_MS, ACCESS } from './acp-edge-harness.js';
+import {
+  childrenIn,
+  EdgeBus,
+  killAgentsIn,
+  lastAssistant,
+  repoRoot,
+  WAIT_MS,
+  ACCESS,
+} from './acp-edge-harness.js';
 
 jest.setTimeout(120_000);
 
@@ -114,7 +123,8 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
   it('streams a reply with ordered timing and offers the model Gemini reports', async () => {
     await setUp();
     const reply = 'Hello from the scripted Gemini, streamed in several pieces to the edge.';
-    current.fake.script({ kind: 'think', text: reply });
+    // Chunks far apart, so the router sees the reply grow even on a loaded machine.
+    current.fake.script({ kind: 'think', text: reply, delayMs: 250 });
     const { session_id: id } = await start();
     await send(id!, 'hello');
     const done = await untilIdle(id!);
@@ -133,8 +143,25 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
       return text.length > 0 && text.length < reply.length;
     });
     expect(partial.length).toBeGreaterThan(0);
+    expect(current.fake.requests.at(-1)?.model).toBe(FAKE_GEMINI_MODEL);
+
+    // The models Gemini CLI reported in session/new; a switch applies to the next prompt.
     const models = await bus.rpc({ action: 'models', ...bus.on(id!) });
-    expect(models.status).toBe('ok');
+    expect(models).toMatchObject({ status: 'ok', models_available: true });
+    const other = models.models?.find(
+      (model) => model.id !== FAKE_GEMINI_MODEL && !model.id.startsWith('auto'),
+    );
+    expect(other).toBeDefined();
+    expect((await bus.rpc({ action: 'model', ...bus.on(id!), model: 'gemini-invented' })).status).toBe(
+      'invalid_request',
+    );
+    expect(await bus.rpc({ action: 'model', ...bus.on(id!), model: other!.id })).toMatchObject({
+      status: 'ok',
+      model: other!.id,
+    });
+    await send(id!, 'with the other model');
+    await untilIdle(id!);
+    expect(current.fake.requests.at(-1)?.model).toBe(other!.id);
     expect(current.fake.unknownRequests).toBe(0);
   });
 
@@ -194,7 +221,10 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
 
   it('resumes after an edge restart with the conversation intact, and answers busy in the creation minute', async () => {
     await setUp();
-    current.fake.script({ kind: 'text', text: 'I will remember swordfish.' }, { kind: 'text', text: 'You said swordfish.' });
+    current.fake.script(
+      { kind: 'text', text: 'I will remember swordfish.' },
+      { kind: 'text', text: 'You said swordfish.' },
+    );
     const started = await start();
     const id = started.session_id!;
     await send(id, 'remember the word swordfish');
@@ -214,7 +244,8 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
       window: last.window,
       truncated: last.truncated,
     };
-    const resume = () => bus.rpc({ action: 'resume', ...bus.on(id) }, { resume: seed, project_root: current.project });
+    const resume = () =>
+      bus.rpc({ action: 'resume', ...bus.on(id) }, { resume: seed, project_root: current.project });
 
     // Gemini CLI loses the history when it loads in the creation minute: the edge refuses first.
     const chats = await chatFiles();
@@ -223,7 +254,10 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
 
     // A session created a minute ago: its file carries the previous minute, as Gemini writes it.
     for (const file of chats) {
-      const earlier = file.replace(/session-\d{4}-\d\d-\d\dT\d\d-\d\d-/, `session-${minuteUtc(new Date(Date.now() - 120_000))}-`);
+      const earlier = file.replace(
+        /session-\d{4}-\d\d-\d\dT\d\d-\d\d-/,
+        `session-${minuteUtc(new Date(Date.now() - 120_000))}-`,
+      );
       if (earlier !== file) await rename(file, earlier);
     }
     const resumed = await resume();

@@ -18,9 +18,10 @@ const SLOW_CHUNKS = 100;
 const TEXT_CHUNK_MS = 15;
 
 export type GeminiStep =
-  | { kind: 'text'; text: string }
+  /** A reply in 12-character chunks, `delayMs` apart (default TEXT_CHUNK_MS). */
+  | { kind: 'text'; text: string; delayMs?: number }
   /** A thought part, then text. */
-  | { kind: 'think'; text: string }
+  | { kind: 'think'; text: string; delayMs?: number }
   /** `run_shell_command`: Gemini CLI asks for a permission before running it. */
   | { kind: 'shell'; command: string }
   /** `write_file`: a file change that needs a permission. */
@@ -29,6 +30,8 @@ export type GeminiStep =
   | { kind: 'slow' };
 
 export interface GeminiRequestLogEntry {
+  /** The model named in the request path. */
+  model: string;
   step: GeminiStep['kind'] | 'default' | 'json';
   contents: number;
   userTexts: number;
@@ -71,7 +74,11 @@ export function promptStep(body: Json): GeminiStep | undefined {
       return { kind: 'shell', command: rest };
     case 'patch': {
       const [file, ...words] = rest.split(/\s+/);
-      return { kind: 'write', file: file ?? 'patched.txt', content: `${words.join(' ') || 'created by the fake'}\n` };
+      return {
+        kind: 'write',
+        file: file ?? 'patched.txt',
+        content: `${words.join(' ') || 'created by the fake'}\n`,
+      };
     }
     case 'think':
       return { kind: 'think', text: 'Thought about it.' };
@@ -82,34 +89,58 @@ export function promptStep(body: Json): GeminiStep | undefined {
 
 const chunk = (parts: Json[], finish?: boolean): Json => ({
   candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: 'STOP' } : {}) }],
-  ...(finish ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } } : {}),
+  ...(finish
+    ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } }
+    : {}),
 });
 
 function textChunks(text: string): Json[] {
   const out: Json[] = [];
-  for (let at = 0; at < text.length; at += TEXT_CHUNK_CHARS) out.push(chunk([{ text: text.slice(at, at + TEXT_CHUNK_CHARS) }]));
+  for (let at = 0; at < text.length; at += TEXT_CHUNK_CHARS)
+    out.push(chunk([{ text: text.slice(at, at + TEXT_CHUNK_CHARS) }]));
   out.push(chunk([{ text: '' }], true));
   return out;
 }
 
 function stepChunks(step: GeminiStep | undefined, afterTool: boolean): { chunks: Json[]; delayMs: number } {
-  if (!step) return { chunks: textChunks(afterTool ? 'The tool finished.' : 'Hello from the fake Gemini.'), delayMs: 0 };
+  if (!step)
+    return {
+      chunks: textChunks(afterTool ? 'The tool finished.' : 'Hello from the fake Gemini.'),
+      delayMs: 0,
+    };
   switch (step.kind) {
     case 'text':
-      return { chunks: textChunks(step.text), delayMs: TEXT_CHUNK_MS };
+      return { chunks: textChunks(step.text), delayMs: step.delayMs ?? TEXT_CHUNK_MS };
     case 'think':
       return {
         chunks: [chunk([{ text: '**Pondering**', thought: true }]), ...textChunks(step.text)],
-        delayMs: TEXT_CHUNK_MS,
+        delayMs: step.delayMs ?? TEXT_CHUNK_MS,
       };
     case 'shell':
       return {
-        chunks: [chunk([{ functionCall: { name: 'run_shell_command', args: { command: step.command, description: 'scripted' } } }], true)],
+        chunks: [
+          chunk(
+            [
+              {
+                functionCall: {
+                  name: 'run_shell_command',
+                  args: { command: step.command, description: 'scripted' },
+                },
+              },
+            ],
+            true,
+          ),
+        ],
         delayMs: 0,
       };
     case 'write':
       return {
-        chunks: [chunk([{ functionCall: { name: 'write_file', args: { file_path: step.file, content: step.content } } }], true)],
+        chunks: [
+          chunk(
+            [{ functionCall: { name: 'write_file', args: { file_path: step.file, content: step.content } } }],
+            true,
+          ),
+        ],
         delayMs: 0,
       };
     case 'slow': {
@@ -122,7 +153,11 @@ function stepChunks(step: GeminiStep | undefined, afterTool: boolean): { chunks:
 /** JSON-mode helper calls (routing, next speaker, loop checks) get values that satisfy their schema. */
 function jsonAnswer(body: Json): string {
   const config = isObject(body.generationConfig) ? body.generationConfig : {};
-  const schema = isObject(config.responseJsonSchema) ? config.responseJsonSchema : isObject(config.responseSchema) ? config.responseSchema : {};
+  const schema = isObject(config.responseJsonSchema)
+    ? config.responseJsonSchema
+    : isObject(config.responseSchema)
+      ? config.responseSchema
+      : {};
   const props = isObject(schema.properties) ? schema.properties : {};
   const out: Json = {};
   for (const [key, value] of Object.entries(props)) {
@@ -197,16 +232,26 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       if (!chat) {
         unknownRequests++;
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: 'fake gemini: no such route', status: 'NOT_FOUND' } }));
+        res.end(
+          JSON.stringify({
+            error: { code: 404, message: 'fake gemini: no such route', status: 'NOT_FOUND' },
+          }),
+        );
         return;
       }
       const afterTool = lastParts(body).some((part) => part.functionResponse !== undefined);
       const step = afterTool ? undefined : (steps.shift() ?? promptStep(body));
       const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
       requests.push({
+        model: decodeURIComponent(/\/models\/([^:/]+):/.exec(url.pathname)?.[1] ?? ''),
         step: step?.kind ?? 'default',
         contents: contents.length,
-        userTexts: contents.filter((entry) => entry.role === 'user' && Array.isArray(entry.parts) && entry.parts.some((p) => isObject(p) && typeof p.text === 'string')).length,
+        userTexts: contents.filter(
+          (entry) =>
+            entry.role === 'user' &&
+            Array.isArray(entry.parts) &&
+            entry.parts.some((p) => isObject(p) && typeof p.text === 'string'),
+        ).length,
         afterTool,
       });
       for (const wake of waiters) wake();
@@ -257,7 +302,10 @@ export async function pinFakeGeminiModel(geminiHome: string): Promise<void> {
   await mkdir(path.join(geminiHome, '.gemini'), { recursive: true });
   await writeFile(
     path.join(geminiHome, '.gemini', 'settings.json'),
-    JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: FAKE_GEMINI_MODEL } }),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      model: { name: FAKE_GEMINI_MODEL },
+    }),
   );
 }
 

@@ -80,7 +80,11 @@ export class AcpConnection {
     try {
       self.initialize = await self.call<acp.InitializeResponse>(
         acp.methods.agent.initialize,
-        { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO },
+        {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: CLIENT_CAPABILITIES,
+          clientInfo: CLIENT_INFO,
+        },
         HANDSHAKE_TIMEOUT_MS,
       );
     } catch (error) {

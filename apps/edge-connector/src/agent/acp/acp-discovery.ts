@@ -6,14 +6,9 @@ import { constants } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Installation } from '#contracts';
-import type { DiscoveryResult } from '../agent-driver.js';
 import type { AcpAgentSpec, DeclaredAgent } from './acp-agents.js';
-import { DECLARED_KIND, declaredSpec } from './acp-agents.js';
-import {
-  DISCOVERY_DIRS_MAX,
-  DISCOVERY_INSTALLATIONS_MAX,
-  DISCOVERY_VERSION_DIRS_MAX,
-} from './acp-limits.js';
+import { declaredSpec } from './acp-agents.js';
+import { DISCOVERY_DIRS_MAX, DISCOVERY_INSTALLATIONS_MAX, DISCOVERY_VERSION_DIRS_MAX } from './acp-limits.js';
 
 export interface AcpDiscoveryInput {
   agents: readonly AcpAgentSpec[];
@@ -34,7 +29,11 @@ export interface AcpInstallation {
 
 /** The kind is part of the identity, so one file found as two agents gets two ids. */
 export function acpInstallationId(kind: string, candidate: string, resolved: string): string {
-  return createHash('sha256').update(`${kind}\0${candidate}\0${resolved}`).digest().subarray(0, 16).toString('hex');
+  return createHash('sha256')
+    .update(`${kind}\0${candidate}\0${resolved}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('hex');
 }
 
 /** A regular, launchable file of `spec` after resolving symlinks, or undefined. */
@@ -68,7 +67,9 @@ async function versionDirs(root: string, suffix: string[]): Promise<{ dirs: stri
   };
 }
 
-async function candidateDirs(input: AcpDiscoveryInput): Promise<{ dirs: [string, string][]; truncated: boolean }> {
+async function candidateDirs(
+  input: AcpDiscoveryInput,
+): Promise<{ dirs: [string, string][]; truncated: boolean }> {
   const { env } = input;
   const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : undefined;
   const dirs: [string, string][] = [];
@@ -108,7 +109,9 @@ async function candidateDirs(input: AcpDiscoveryInput): Promise<{ dirs: [string,
   return { dirs, truncated };
 }
 
-export async function discoverAcp(input: AcpDiscoveryInput): Promise<{ found: AcpInstallation[]; truncated: boolean }> {
+export async function discoverAcp(
+  input: AcpDiscoveryInput,
+): Promise<{ found: AcpInstallation[]; truncated: boolean }> {
   const found: AcpInstallation[] = [];
   const seen = new Set<string>();
   let truncated = false;
@@ -138,6 +141,3 @@ export async function discoverAcp(input: AcpDiscoveryInput): Promise<{ found: Ac
   }
   return { found, truncated };
 }
-
-export type { DiscoveryResult };
-export { DECLARED_KIND };

@@ -4,7 +4,11 @@ import { AcpEventMapper } from './acp-events.js';
 function mapper() {
   const events: AgentEvent[] = [];
   const unknown: string[] = [];
-  const map = new AcpEventMapper('/work/project', (event) => events.push(event), (kind) => unknown.push(kind));
+  const map = new AcpEventMapper(
+    '/work/project',
+    (event) => events.push(event),
+    (kind) => unknown.push(kind),
+  );
   return { map, events, unknown };
 }
 
@@ -19,8 +23,16 @@ describe('AcpEventMapper', () => {
     map.update(chunk('agent_message_chunk', 'Hel'));
     map.update(chunk('agent_message_chunk', 'lo'));
     expect(events).toEqual([
-      { type: 'activity', turnId: 't1', activity: { nativeId: 't1:r1', kind: 'reasoning', status: 'running' } },
-      { type: 'activity', turnId: 't1', activity: { nativeId: 't1:r1', kind: 'reasoning', status: 'completed' } },
+      {
+        type: 'activity',
+        turnId: 't1',
+        activity: { nativeId: 't1:r1', kind: 'reasoning', status: 'running' },
+      },
+      {
+        type: 'activity',
+        turnId: 't1',
+        activity: { nativeId: 't1:r1', kind: 'reasoning', status: 'completed' },
+      },
       { type: 'message_delta', turnId: 't1', itemId: 't1:m2', text: 'Hel' },
       { type: 'message_delta', turnId: 't1', itemId: 't1:m2', text: 'lo' },
     ]);
@@ -40,7 +52,13 @@ describe('AcpEventMapper', () => {
   it('maps tool calls to activities and keeps the kind for later updates', () => {
     const { map, events } = mapper();
     map.beginTurn('t1');
-    map.update({ sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'ls', kind: 'execute', status: 'in_progress' });
+    map.update({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'c1',
+      title: 'ls',
+      kind: 'execute',
+      status: 'in_progress',
+    });
     map.update({
       sessionUpdate: 'tool_call_update',
       toolCallId: 'c1',
@@ -52,7 +70,13 @@ describe('AcpEventMapper', () => {
       {
         type: 'activity',
         turnId: 't1',
-        activity: { nativeId: 'c1', kind: 'commandExecution', status: 'running', command: 'ls', cwd: '/work/project' },
+        activity: {
+          nativeId: 'c1',
+          kind: 'commandExecution',
+          status: 'running',
+          command: 'ls',
+          cwd: '/work/project',
+        },
       },
       {
         type: 'activity',
@@ -72,10 +96,18 @@ describe('AcpEventMapper', () => {
   it('makes the activity from a permission request when the agent sent no tool call', () => {
     const { map, events } = mapper();
     map.beginTurn('t1');
-    const made = map.permissionActivity({ toolCallId: 'p1', title: 'echo hi > x', kind: 'execute', status: 'pending' });
+    const made = map.permissionActivity({
+      toolCallId: 'p1',
+      title: 'echo hi > x',
+      kind: 'execute',
+      status: 'pending',
+    });
     expect(made).toEqual({ id: 'p1', state: { kind: 'commandExecution', command: 'echo hi > x' } });
     map.endTool('p1', 'declined');
-    expect(events.map((event) => event.type === 'activity' && event.activity.status)).toEqual(['running', 'declined']);
+    expect(events.map((event) => event.type === 'activity' && event.activity.status)).toEqual([
+      'running',
+      'declined',
+    ]);
   });
 
   it('shows a diff for an edit', () => {
@@ -88,14 +120,22 @@ describe('AcpEventMapper', () => {
       content: [{ type: 'diff', path: '/work/project/a.txt', oldText: 'old\n', newText: 'new\n' }],
     });
     expect(events[0]).toMatchObject({
-      activity: { kind: 'fileChange', changes: [{ path: '/work/project/a.txt', kind: 'update', diff: '-old\n+new' }] },
+      activity: {
+        kind: 'fileChange',
+        changes: [{ path: '/work/project/a.txt', kind: 'update', diff: '-old\n+new' }],
+      },
     });
   });
 
   it('refuses tool ids over the native id bound', () => {
     const { map, events } = mapper();
     map.beginTurn('t1');
-    map.update({ sessionUpdate: 'tool_call', toolCallId: 'x'.repeat(257), kind: 'execute', status: 'pending' });
+    map.update({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'x'.repeat(257),
+      kind: 'execute',
+      status: 'pending',
+    });
     expect(events).toEqual([]);
   });
 });

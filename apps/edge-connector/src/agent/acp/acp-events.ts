@@ -49,7 +49,12 @@ function contentText(content: unknown): string | undefined {
 
 function diffText(oldText: string | undefined, newText: string): string {
   const lines = (text: string, mark: string) =>
-    text === '' ? [] : text.replace(/\n$/, '').split('\n').map((line) => `${mark}${line}`);
+    text === ''
+      ? []
+      : text
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => `${mark}${line}`);
   return [...lines(oldText ?? '', '-'), ...lines(newText, '+')].join('\n').slice(0, DIFF_MAX_CHARS);
 }
 
@@ -161,7 +166,11 @@ export class AcpEventMapper {
   endTool(id: string, status: 'declined' | 'ended'): void {
     const state = this.tools.get(id);
     if (!state || this.turnId === undefined) return;
-    this.emit({ type: 'activity', turnId: this.turnId, activity: { nativeId: id, kind: state.kind, status } });
+    this.emit({
+      type: 'activity',
+      turnId: this.turnId,
+      activity: { nativeId: id, kind: state.kind, status },
+    });
   }
 
   private onMessage(turnId: string, content: unknown): void {

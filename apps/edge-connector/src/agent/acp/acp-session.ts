@@ -100,7 +100,11 @@ export class AcpSession implements AgentSession, ConnectionSink {
     private readonly connection: AcpConnection,
     private readonly options: OpenSessionOptions,
   ) {
-    this.mapper = new AcpEventMapper(options.cwd, (event) => this.emit(event), (kind) => this.onUnknownKind(kind));
+    this.mapper = new AcpEventMapper(
+      options.cwd,
+      (event) => this.emit(event),
+      (kind) => this.onUnknownKind(kind),
+    );
     this.capabilities = {
       models: false,
       skills: false,
@@ -139,7 +143,11 @@ export class AcpSession implements AgentSession, ConnectionSink {
     } catch (error) {
       session.closing = true;
       await connection.kill();
-      const failure = driverError(error, options.threadId ? 'resume_unavailable' : 'launch_failed', 'the session start');
+      const failure = driverError(
+        error,
+        options.threadId ? 'resume_unavailable' : 'launch_failed',
+        'the session start',
+      );
       if (failure.status === 'session_closed') throw new DriverError('launch_failed', failure.message);
       throw failure;
     }
@@ -152,7 +160,8 @@ export class AcpSession implements AgentSession, ConnectionSink {
     let result: unknown;
     if (this.options.threadId !== undefined) {
       // Never a silent fresh session: a failed load is the contract's `resume_unavailable`.
-      if (!this.connection.loadSession) throw new DriverError('resume_unavailable', 'The agent cannot load sessions');
+      if (!this.connection.loadSession)
+        throw new DriverError('resume_unavailable', 'The agent cannot load sessions');
       try {
         result = await this.connection.call('session/load', { ...base, sessionId: this.options.threadId });
       } catch (error) {
@@ -302,13 +311,15 @@ export class AcpSession implements AgentSession, ConnectionSink {
       return Promise.resolve(CANCELLED);
     };
     const turnId = this.mapper.currentTurn;
-    if (!this.ready || this.ended || this.closing || turnId === undefined) return refuse('no turn is running');
+    if (!this.ready || this.ended || this.closing || turnId === undefined)
+      return refuse('no turn is running');
     if (!this.options.saved) return refuse('not a saved-access session');
     if (params.sessionId !== this.sessionId) return refuse('another session');
     if (this.pending.size >= PENDING_PERMISSIONS_MAX) return refuse('too many pending requests');
     if (Buffer.byteLength(JSON.stringify(params)) > PERMISSION_PARAMS_MAX_BYTES) return refuse('too large');
     const options = Array.isArray(params.options) ? params.options.filter(isObject) : [];
-    const optionOf = (kind: string) => options.find((option) => option.kind === kind && typeof option.optionId === 'string');
+    const optionOf = (kind: string) =>
+      options.find((option) => option.kind === kind && typeof option.optionId === 'string');
     const allowOnce = optionOf('allow_once')?.optionId as string | undefined;
     const rejectOnce = optionOf('reject_once')?.optionId as string | undefined;
     // Only a one-time grant can be given remotely; never an "always" rule.
@@ -318,7 +329,12 @@ export class AcpSession implements AgentSession, ConnectionSink {
     if (!activity) return refuse('no usable tool call');
     const nativeId = `permission-${++this.permissionSeq}`;
     const answer = new Promise<acp.RequestPermissionResponse>((resolve) => {
-      this.pending.set(nativeId, { toolId: activity.id, allowOnce, ...(rejectOnce ? { rejectOnce } : {}), resolve });
+      this.pending.set(nativeId, {
+        toolId: activity.id,
+        allowOnce,
+        ...(rejectOnce ? { rejectOnce } : {}),
+        resolve,
+      });
     });
     const { kind, command } = activity.state;
     const title = tool && typeof tool.title === 'string' ? tool.title : undefined;

@@ -6,8 +6,20 @@ function open() {
   const output = new PassThrough();
   const closed: StreamCloseReason[] = [];
   const unknown: string[] = [];
-  const stream = boundedNdJsonStream(input, output, (reason) => closed.push(reason), (kind) => unknown.push(kind));
-  return { input, output, closed, unknown, reader: stream.readable.getReader(), writer: stream.writable.getWriter() };
+  const stream = boundedNdJsonStream(
+    input,
+    output,
+    (reason) => closed.push(reason),
+    (kind) => unknown.push(kind),
+  );
+  return {
+    input,
+    output,
+    closed,
+    unknown,
+    reader: stream.readable.getReader(),
+    writer: stream.writable.getWriter(),
+  };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -19,7 +31,9 @@ describe('boundedNdJsonStream', () => {
     s.input.write('"result":{}}\n\n');
     expect((await s.reader.read()).value).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     await s.writer.write({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's' } });
-    expect(String(s.output.read())).toBe('{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}\n');
+    expect(String(s.output.read())).toBe(
+      '{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}\n',
+    );
   });
 
   it('closes on a frame over 2 MiB, before the newline arrives', async () => {
@@ -38,7 +52,8 @@ describe('boundedNdJsonStream', () => {
 
   it('closes when more than 64 messages wait for the connection', async () => {
     const s = open();
-    const line = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}\n';
+    const line =
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}\n';
     s.input.write(line.repeat(64));
     await tick();
     expect(s.closed).toEqual([]);
@@ -49,7 +64,9 @@ describe('boundedNdJsonStream', () => {
 
   it('drops updates of unknown kinds before the SDK sees them', async () => {
     const s = open();
-    s.input.write('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"made_up"}}}\n');
+    s.input.write(
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"made_up"}}}\n',
+    );
     s.input.write('{"jsonrpc":"2.0","id":2,"result":{}}\n');
     expect((await s.reader.read()).value).toMatchObject({ id: 2 });
     expect(s.unknown).toEqual(['made_up']);
@@ -57,7 +74,9 @@ describe('boundedNdJsonStream', () => {
 
   it('refuses to write a frame over 2 MiB without closing', async () => {
     const s = open();
-    await expect(s.writer.write({ jsonrpc: '2.0', method: 'x', params: { a: 'a'.repeat(2 * 1024 * 1024) } })).rejects.toThrow();
+    await expect(
+      s.writer.write({ jsonrpc: '2.0', method: 'x', params: { a: 'a'.repeat(2 * 1024 * 1024) } }),
+    ).rejects.toThrow();
     expect(s.closed).toEqual([]);
   });
 });

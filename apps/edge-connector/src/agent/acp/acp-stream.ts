@@ -7,11 +7,7 @@ import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES } from './acp-limits.js';
 
 export type StreamCloseReason =
-  | 'stream_ended'
-  | 'frame_too_large'
-  | 'invalid_frame'
-  | 'event_queue_overflow'
-  | 'write_failed';
+  'stream_ended' | 'frame_too_large' | 'invalid_frame' | 'event_queue_overflow' | 'write_failed';
 
 export class StreamClosedError extends Error {
   constructor(readonly reason: StreamCloseReason) {

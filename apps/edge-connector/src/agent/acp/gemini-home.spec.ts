@@ -22,7 +22,11 @@ describe('prepareGeminiHome', () => {
       model: { name: 'gemini-2.5-pro' },
       telemetry: { enabled: false },
       privacy: { usageStatisticsEnabled: false },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, sessionRetention: { enabled: false } },
+      general: {
+        enableAutoUpdate: false,
+        enableAutoUpdateNotification: false,
+        sessionRetention: { enabled: false },
+      },
       security: { auth: { selectedType: 'gemini-api-key' } },
     });
   });

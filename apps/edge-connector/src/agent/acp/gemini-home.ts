@@ -53,7 +53,13 @@ export async function prepareGeminiHome(home: string, apiKeyAuth: boolean): Prom
 const minuteStamp = (date: Date, utc: boolean): string => {
   const pad = (n: number) => String(n).padStart(2, '0');
   const [y, mo, d, h, mi] = utc
-    ? [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes()]
+    ? [
+        date.getUTCFullYear(),
+        date.getUTCMonth() + 1,
+        date.getUTCDate(),
+        date.getUTCHours(),
+        date.getUTCMinutes(),
+      ]
     : [date.getFullYear(), date.getMonth() + 1, date.getDate(), date.getHours(), date.getMinutes()];
   return `${y}-${pad(mo)}-${pad(d)}T${pad(h)}-${pad(mi)}`;
 };

@@ -71,7 +71,7 @@ class AcpDriver implements AgentDriver {
   private readonly logger = new Logger(AcpDriver.name);
   private readonly known = new Map<string, AcpInstallation>();
   private readonly spares = new Map<string, Promise<AcpConnection>>();
-  private homesReady: Promise<void> | undefined;
+  private geminiHomeReady: Promise<void> | undefined;
   private closed = false;
 
   constructor(private readonly config: AcpDriverConfig) {}
@@ -123,7 +123,8 @@ class AcpDriver implements AgentDriver {
   }
 
   private refuseAccount(): void {
-    if (process.platform === 'win32') throw new DriverError('unsupported_user', 'Windows edges are not supported');
+    if (process.platform === 'win32')
+      throw new DriverError('unsupported_user', 'Windows edges are not supported');
     if (process.getuid?.() === 0 && this.config.allowRoot !== true) {
       throw new DriverError('unsupported_user', 'ACP agents are not launched for the root account');
     }
@@ -200,8 +201,8 @@ class AcpDriver implements AgentDriver {
     Object.assign(env, spec.env ?? {});
     if (spec.homeVar) {
       const home = this.home(entry);
-      this.homesReady ??= prepareGeminiHome(home, Boolean(env.GEMINI_API_KEY));
-      await this.homesReady;
+      this.geminiHomeReady ??= prepareGeminiHome(home, Boolean(env.GEMINI_API_KEY));
+      await this.geminiHomeReady;
       env[spec.homeVar] = home;
     }
     const declared = this.config.declared.find((agent) => agent.command === entry.installation.path);
