@@ -4,6 +4,7 @@
 //   oversize  a 3 MiB frame          invalid  a line that is not JSON
 //   flood     10 000 updates at once unknown  unknown update kinds, then a normal reply
 //   client    asks for fs/terminal   permissions  40 permission requests at once
+//   stuck     streams once, then ignores session/cancel and never ends the turn
 //   anything else: a short reply
 import { createInterface } from 'node:readline';
 
@@ -25,6 +26,10 @@ async function prompt(id, sessionId, said) {
     process.stdout.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(3 * 1024 * 1024) } } } })}\n`,
     );
+    return;
+  }
+  if (said === 'stuck') {
+    text(sessionId, 'working forever');
     return;
   }
   if (said === 'invalid') {

@@ -48,8 +48,8 @@ async function start(dir: string): Promise<string> {
   return started.session_id!;
 }
 
-async function turn(id: string, text: string): Promise<EdgeAgentResult> {
-  expect((await bus.send(id, text)).status).toBe('ok');
+async function turn(id: string, text: string, sendStatuses = ['ok']): Promise<EdgeAgentResult> {
+  expect(sendStatuses).toContain((await bus.send(id, text)).status);
   return bus.watchUntil(id, (s) => !s.running || Boolean(s.closed), 'the turn to end');
 }
 
@@ -81,11 +81,22 @@ describe('a hostile ACP agent', () => {
 
   it('keeps at most 8 permission cards waiting and declines the rest of a flood at once', async () => {
     const id = await start('a');
-    const done = await turn(id, 'permissions');
+    // The session may already have declined some by the time the send answers.
+    const done = await turn(id, 'permissions', ['ok', 'approval_declined']);
     // Of 40 requests 8 wait as cards (answered `cancelled` when the turn ends) and 32 are declined
     // at once; nothing is ever allowed without a person.
     expect(lastAssistant(done)).toBe('cancelled:0 rejected:32 allowed:0');
     expect(done.closed).toBeFalsy();
+  });
+
+  it('closes the session of an agent that never ends an interrupted turn, instead of hanging', async () => {
+    const id = await start('a');
+    expect((await bus.send(id, 'stuck')).status).toBe('ok');
+    await bus.watchUntil(id, (s) => lastAssistant(s) === 'working forever', 'the first chunk');
+    expect((await bus.rpc({ action: 'interrupt', ...bus.on(id) })).status).toBe('ok');
+    const closed = await bus.watchUntil(id, (s) => Boolean(s.closed), 'the session to close');
+    expect(closed.status).toBe('session_closed');
+    await neighbourStillWorks();
   });
 
   it('gets no file system and no terminal from the edge', async () => {
