@@ -93,9 +93,17 @@ class AcpDriver implements AgentDriver {
     }
     this.known.clear();
     for (const entry of result.found) this.known.set(entry.installation.id, entry);
-    if (this.config.spares !== false) {
-      for (const entry of result.found.slice(0, SPARES_MAX)) this.warm(entry);
+    const spared = this.config.spares === false ? [] : result.found.slice(0, SPARES_MAX);
+    // A spare of an installation that is gone (or past the bound now) is stopped, not left idle.
+    for (const [id, spare] of this.spares) {
+      if (spared.some((entry) => entry.installation.id === id)) continue;
+      this.spares.delete(id);
+      void spare.then(
+        (connection) => connection.stop(),
+        () => undefined,
+      );
     }
+    for (const entry of spared) this.warm(entry);
     return { installations: result.found.map((entry) => entry.installation), truncated: result.truncated };
   }
 
