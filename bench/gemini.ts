@@ -9,10 +9,10 @@
 // Tether:  the whole stack over HTTP (api → router → edge → the ACP driver → Gemini CLI), measured
 //          as in bench/codex.ts: dispatch = the `send` round trip, first reply = the edge's
 //          `turn_timing.first_reply_ms` plus the send's HTTP overhead (no watch coalescing pause).
-// start:   the HTTP `start` round trip with the spare warm (the edge had time to boot it), and
+// start:   the HTTP `start` round trip with the spare warm (its process booted and went idle), and
 //          right after another start (the spare is still booting: roughly what a start costs
 //          without one).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
@@ -39,12 +39,46 @@ const PROMPT = 'Say the benchmark line.';
 const WARMUP_TURNS = 2;
 const TURN_TIMEOUT_MS = 30_000;
 const SETTLE_MS = 250;
-/** Time the edge gets to boot its spare before a "spare warm" start (Gemini CLI: ~1.7 s idle, ~9 s at load 20). */
-const SPARE_BOOT_MS = 12_000;
+/**
+ * A spare counts as booted once its process used no CPU for this long (it initialized and now
+ * waits for a session); Gemini CLI boots in ~1.7 s on an idle machine and ~10 s at load 20.
+ */
+const SPARE_IDLE_MS = 1_000;
+const SPARE_BOOT_MAX_MS = 60_000;
 const TARGET_ADDED_P50_MS = 5;
 const TARGET_START_P50_MS = 150;
 
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** CPU ticks of the processes whose working directory is `dir` (the edge's spare), or undefined. */
+function cpuTicksIn(dir: string): number | undefined {
+  let total: number | undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (realpathSync(`/proc/${entry}/cwd`) !== dir) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total = (total ?? 0) + Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
+
+/** Waits until the edge's spare process exists and has gone idle (it finished booting). */
+async function spareBooted(dir: string): Promise<void> {
+  const deadline = Date.now() + SPARE_BOOT_MAX_MS;
+  let last = cpuTicksIn(dir);
+  while (Date.now() < deadline) {
+    await wait(SPARE_IDLE_MS);
+    const now = cpuTicksIn(dir);
+    if (now !== undefined && now === last) return;
+    last = now;
+  }
+  throw new Error('The edge did not boot a spare Gemini CLI in time.');
+}
 
 /** One Gemini CLI session driven in this process through the edge's ACP driver. */
 class DirectGemini {
@@ -229,12 +263,13 @@ export async function gemini(options: BenchOptions): Promise<void> {
     await tether.up(dir, options.serviceEnv);
     const warmStarts: number[] = [];
     const busyStarts: number[] = [];
+    const spareDir = join(dir, 'edge', 'agent-homes', 'spare');
     for (let index = 0; index < starts; index++) {
-      await wait(SPARE_BOOT_MS);
+      await spareBooted(spareDir);
       warmStarts.push(await tether.start());
       busyStarts.push(await tether.start());
     }
-    await wait(SPARE_BOOT_MS);
+    await spareBooted(spareDir);
     await tether.start(true);
     await direct.open(dir);
     console.log(
@@ -273,7 +308,7 @@ export async function gemini(options: BenchOptions): Promise<void> {
       turns,
       starts,
       warmup_turns: WARMUP_TURNS,
-      spare_boot_wait_ms: SPARE_BOOT_MS,
+      spare_idle_ms: SPARE_IDLE_MS,
       latency: summaries,
       added: addedFigures,
       samples: {

@@ -183,6 +183,26 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
     expect(second.activities?.filter((a) => a.kind === 'commandExecution').at(-1)?.status).toBe('declined');
   });
 
+  it('shows a file write with its diff for approval, then writes it', async () => {
+    await setUp();
+    const { session_id: id } = await start();
+    await send(id!, 'patch: notes.txt hello from gemini');
+    const asking = await bus.watchUntil(id!, approvalShown, 'a file-change approval');
+    const approval = asking.approvals![0]!;
+    expect(approval).toMatchObject({ kind: 'file_change', directory: current.project });
+    expect(approval.changes).toEqual([
+      expect.objectContaining({
+        path: path.join(current.project, 'notes.txt'),
+        kind: 'add',
+        diff: expect.stringContaining('+hello from gemini'),
+      }),
+    ]);
+    await bus.rpc({ action: 'approve', ...bus.on(id!), approval_id: approval.id, decision: 'accept' });
+    const done = await untilIdle(id!);
+    expect(await readFile(path.join(current.project, 'notes.txt'), 'utf8')).toBe('hello from gemini\n');
+    expect(done.activities?.find((a) => a.kind === 'fileChange')?.status).toBe('completed');
+  });
+
   it('interrupts while text streams, while an approval is pending and while a command runs', async () => {
     await setUp();
     const { session_id: id } = await start();
