@@ -87,23 +87,62 @@ class DirectGemini {
   private completed: (() => void) | undefined;
   constructor(private readonly fake: FakeGemini) {}
 
-  async open(dir: string): Promise<void> {
-    const homes = join(dir, 'direct-homes');
-    const project = join(dir, 'direct-project');
+  /**
+   * The edge-side part of a start: `open()` of the edge's ACP driver in this process with its spare
+   * booted (`session/new` on an initialized process), `count` times.
+   */
+  async driverStarts(dir: string, count: number): Promise<number[]> {
+    const homes = join(dir, 'driver-homes');
+    const project = join(dir, 'driver-project');
     mkdirSync(project, { recursive: true });
     await pinFakeGeminiModel(join(homes, 'gemini'));
-    const driver = createAcpDriver({
+    const driver = createAcpDriver({ ...this.driverConfig(homes), spares: true });
+    const { installations } = await driver.discover();
+    const installation = installations.find((entry) => entry.source === 'explicit');
+    if (!installation) throw new Error('Gemini CLI was not discovered.');
+    const samples: number[] = [];
+    try {
+      for (let index = 0; index < count; index++) {
+        await spareBooted(join(homes, 'spare'));
+        const began = performance.now();
+        const session = await driver.open({
+          installation,
+          cwd: project,
+          saved: true,
+          onEvent: () => undefined,
+        });
+        samples.push(performance.now() - began);
+        await session.close();
+      }
+    } finally {
+      await driver.close();
+    }
+    return samples;
+  }
+
+  private driverConfig(homes: string) {
+    return {
       geminiPath: geminiEntryPoint(process.cwd()),
       homesDir: homes,
       declared: [],
       allowRoot: true,
-      spares: false,
       environment: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         LANG: process.env.LANG,
         ...fakeGeminiEnv(this.fake),
       },
+    };
+  }
+
+  async open(dir: string): Promise<void> {
+    const homes = join(dir, 'direct-homes');
+    const project = join(dir, 'direct-project');
+    mkdirSync(project, { recursive: true });
+    await pinFakeGeminiModel(join(homes, 'gemini'));
+    const driver = createAcpDriver({
+      ...this.driverConfig(homes),
+      spares: false,
     });
     const { installations } = await driver.discover();
     const installation = installations.find((entry) => entry.source === 'explicit');
@@ -271,6 +310,7 @@ export async function gemini(options: BenchOptions): Promise<void> {
     }
     await spareBooted(spareDir);
     await tether.start(true);
+    const driverStarts = await direct.driverStarts(dir, starts);
     await direct.open(dir);
     console.log(
       `B5 gemini: ${starts} starts each way, ${turns} turns each way after ${WARMUP_TURNS} warm-up turns.`,
@@ -294,6 +334,7 @@ export async function gemini(options: BenchOptions): Promise<void> {
       tether_first_reply_ms: summarize(pick(tetherSamples, 'firstReply')),
       start_spare_warm_ms: summarize(warmStarts),
       start_spare_booting_ms: summarize(busyStarts),
+      driver_open_spare_warm_ms: summarize(driverStarts),
     };
     const added = (key: 'dispatch' | 'firstReply') => {
       const through = pick(tetherSamples, key);
@@ -336,6 +377,7 @@ export async function gemini(options: BenchOptions): Promise<void> {
             row('Tether first reply (edge + send overhead)', summaries.tether_first_reply_ms),
             row('Tether start, spare warm', summaries.start_spare_warm_ms),
             row('Tether start, spare still booting', summaries.start_spare_booting_ms),
+            row('  edge part: driver open, spare warm', summaries.driver_open_spare_warm_ms),
           ],
         ) +
         `\n\nadded by Tether: dispatch p50 ${fixed(addedFigures.dispatch.p50_ms)} ms (paired ${fixed(addedFigures.dispatch.paired_median_ms)}), ` +

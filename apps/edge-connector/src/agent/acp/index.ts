@@ -118,8 +118,14 @@ class AcpDriver implements AgentDriver {
         throw new DriverError('busy', 'Gemini CLI can load this session from the next minute on');
       }
     }
-    const connection = await this.connection(entry, options.cwd);
-    return AcpSession.open(connection, options);
+    try {
+      const connection = await this.connection(entry, options.cwd);
+      return await AcpSession.open(connection, options);
+    } finally {
+      // The next spare boots once this session is open: booting is CPU-heavy (~1.7 s of a core for
+      // Gemini CLI) and would otherwise slow this very start.
+      if (this.config.spares !== false) this.warm(entry);
+    }
   }
 
   /** Stops the spare processes (edge shutdown). */
@@ -153,11 +159,10 @@ class AcpDriver implements AgentDriver {
     return entry;
   }
 
-  /** The spare when there is a live one (a new spare starts behind it), else a fresh process. */
+  /** The spare when there is a live one, else a fresh process. */
   private async connection(entry: AcpInstallation, cwd: string): Promise<AcpConnection> {
     const spare = this.spares.get(entry.installation.id);
     this.spares.delete(entry.installation.id);
-    if (this.config.spares !== false) this.warm(entry);
     const ready = spare && (await spare.catch(() => undefined));
     if (ready && !ready.closed) return ready;
     try {
