@@ -268,18 +268,15 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
       bus.rpc({ action: 'resume', ...bus.on(id) }, { resume: seed, project_root: current.project });
 
     // Gemini CLI loses the history when it loads in the creation minute: the edge refuses first.
-    const chats = await chatFiles();
-    const stampNow = chats.some((file) => file.includes(minuteUtc(new Date())));
-    if (stampNow) expect((await resume()).status).toBe('busy');
+    // The session's file is stamped with the current minute (as if created just now); away from a
+    // minute boundary, so the stamp is still current when the edge looks.
+    const seconds = new Date().getUTCSeconds();
+    if (seconds > 50) await new Promise((resolve) => setTimeout(resolve, (61 - seconds) * 1000));
+    await restampChats(new Date());
+    expect((await resume()).status).toBe('busy');
 
-    // A session created a minute ago: its file carries the previous minute, as Gemini writes it.
-    for (const file of chats) {
-      const earlier = file.replace(
-        /session-\d{4}-\d\d-\d\dT\d\d-\d\d-/,
-        `session-${minuteUtc(new Date(Date.now() - 120_000))}-`,
-      );
-      if (earlier !== file) await rename(file, earlier);
-    }
+    // A session created two minutes ago, as Gemini names its file: the load works, history intact.
+    await restampChats(new Date(Date.now() - 120_000));
     const resumed = await resume();
     expect(resumed).toMatchObject({ status: 'ok', session_id: id, thread_id: started.thread_id });
     expect(resumed.messages).toEqual(last.messages);
@@ -315,6 +312,14 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
 });
 
 const minuteUtc = (date: Date): string => date.toISOString().slice(0, 16).replace(':', '-');
+
+/** Renames every session file of the Gemini home as if it had been created at `when`. */
+async function restampChats(when: Date): Promise<void> {
+  for (const file of await chatFiles()) {
+    const moved = file.replace(/session-\d{4}-\d\d-\d\dT\d\d-\d\d-/, `session-${minuteUtc(when)}-`);
+    if (moved !== file) await rename(file, moved);
+  }
+}
 
 async function chatFiles(): Promise<string[]> {
   const tmp = path.join(current.homes, 'gemini', '.gemini', 'tmp');
