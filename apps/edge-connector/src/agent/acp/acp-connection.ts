@@ -56,7 +56,7 @@ export class AcpConnection {
 
   private constructor(readonly process: AgentProcess) {}
 
-  static async launch(spec: LaunchSpec): Promise<AcpConnection> {
+  static async launch(spec: LaunchSpec, handshakeTimeoutMs = HANDSHAKE_TIMEOUT_MS): Promise<AcpConnection> {
     const proc = await AgentProcess.launch(spec);
     const self = new AcpConnection(proc);
     const stream = boundedNdJsonStream(
@@ -85,7 +85,7 @@ export class AcpConnection {
           clientCapabilities: CLIENT_CAPABILITIES,
           clientInfo: CLIENT_INFO,
         },
-        HANDSHAKE_TIMEOUT_MS,
+        handshakeTimeoutMs,
       );
     } catch (error) {
       await self.kill();

@@ -13,10 +13,18 @@ export {
 } from '../codex/codex-limits.js';
 
 /**
- * `initialize` must answer within this time. Gemini CLI needs ~1.7 s on a 2-core machine and
- * 2-3 s on its first run after install; a loaded CI machine gets generous head-room.
+ * `initialize` of a process a start waits for must answer within this, so the start can still
+ * answer inside the edge's 20 s RPC deadline (EDGE_RPC_TIMEOUT_MS). Gemini CLI needs ~1.7 s on an
+ * idle 2-core machine.
  */
-export const HANDSHAKE_TIMEOUT_MS = 30_000;
+export const HANDSHAKE_TIMEOUT_MS = 15_000;
+/**
+ * A spare's `initialize`: nobody waits on it, and a loaded machine boots Gemini CLI in 10 s or more
+ * (13 s seen at load 28 on 2 cores).
+ */
+export const SPARE_HANDSHAKE_TIMEOUT_MS = 60_000;
+/** How long a start waits for a spare that is still booting before it answers `unavailable`. */
+export const SPARE_WAIT_MS = 15_000;
 /** `session/new`, `session/load`, `session/set_model`: shorter than the edge's 20 s RPC deadline. */
 export const CALL_TIMEOUT_MS = 15_000;
 /** Permission requests waiting for an answer at once; more are answered `cancelled`. */

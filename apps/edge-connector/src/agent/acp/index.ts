@@ -14,7 +14,7 @@ import { buildChildEnvironment, type LaunchSpec } from '../codex/codex-process.j
 import { GEMINI, KNOWN_AGENTS, type DeclaredAgent } from './acp-agents.js';
 import { AcpConnection } from './acp-connection.js';
 import { acpInstallationId, discoverAcp, resolveAgentFile, type AcpInstallation } from './acp-discovery.js';
-import { SPARES_MAX } from './acp-limits.js';
+import { SPARE_HANDSHAKE_TIMEOUT_MS, SPARE_WAIT_MS, SPARES_MAX } from './acp-limits.js';
 import { AcpSession } from './acp-session.js';
 import { createdThisMinute, prepareGeminiHome } from './gemini-home.js';
 
@@ -159,12 +159,27 @@ class AcpDriver implements AgentDriver {
     return entry;
   }
 
-  /** The spare when there is a live one, else a fresh process. */
+  /**
+   * The spare when there is a live one, else a fresh process. A spare still booting is waited for
+   * up to SPARE_WAIT_MS; past that the start answers `unavailable` and the spare stays for the next.
+   */
   private async connection(entry: AcpInstallation, cwd: string): Promise<AcpConnection> {
-    const spare = this.spares.get(entry.installation.id);
-    this.spares.delete(entry.installation.id);
-    const ready = spare && (await spare.catch(() => undefined));
-    if (ready && !ready.closed) return ready;
+    const id = entry.installation.id;
+    const spare = this.spares.get(id);
+    if (spare) {
+      this.spares.delete(id);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), SPARE_WAIT_MS);
+      });
+      const ready = await Promise.race([spare.catch(() => undefined), late]);
+      clearTimeout(timer);
+      if (ready === 'late') {
+        if (!this.spares.has(id) && !this.closed) this.spares.set(id, spare);
+        throw new DriverError('unavailable', 'The agent is still starting');
+      }
+      if (ready && !ready.closed) return ready;
+    }
     try {
       return await AcpConnection.launch(await this.launchSpec(entry, cwd));
     } catch {
@@ -183,7 +198,7 @@ class AcpDriver implements AgentDriver {
     const spare = (async () => {
       const dir = path.join(this.config.homesDir, 'spare');
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      return AcpConnection.launch(await this.launchSpec(entry, dir));
+      return AcpConnection.launch(await this.launchSpec(entry, dir), SPARE_HANDSHAKE_TIMEOUT_MS);
     })();
     this.spares.set(id, spare);
     spare.then(
