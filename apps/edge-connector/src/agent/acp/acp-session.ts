@@ -313,7 +313,6 @@ export class AcpSession implements AgentSession, ConnectionSink {
     const turnId = this.mapper.currentTurn;
     if (!this.ready || this.ended || this.closing || turnId === undefined)
       return refuse('no turn is running');
-    if (!this.options.saved) return refuse('not a saved-access session');
     if (params.sessionId !== this.sessionId) return refuse('another session');
     if (this.pending.size >= PENDING_PERMISSIONS_MAX) return refuse('too many pending requests');
     if (Buffer.byteLength(JSON.stringify(params)) > PERMISSION_PARAMS_MAX_BYTES) return refuse('too large');
@@ -322,6 +321,13 @@ export class AcpSession implements AgentSession, ConnectionSink {
       options.find((option) => option.kind === kind && typeof option.optionId === 'string');
     const allowOnce = optionOf('allow_once')?.optionId as string | undefined;
     const rejectOnce = optionOf('reject_once')?.optionId as string | undefined;
+    if (!this.options.saved) {
+      // Transient sessions are never asked (reference §9.16): the call is declined outright.
+      this.logger.warn(`Declined a permission request of transient ACP session ${this.sessionId}.`);
+      return Promise.resolve(
+        rejectOnce ? { outcome: { outcome: 'selected', optionId: rejectOnce } } : CANCELLED,
+      );
+    }
     // Only a one-time grant can be given remotely; never an "always" rule.
     if (!allowOnce) return refuse('no allow-once option');
     const tool = isObject(params.toolCall) ? params.toolCall : undefined;
