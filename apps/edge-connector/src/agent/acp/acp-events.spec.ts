@@ -5,7 +5,7 @@ function mapper() {
   const events: AgentEvent[] = [];
   const unknown: string[] = [];
   const map = new AcpEventMapper(
-    '/work/project',
+    '/home/owner/project',
     (event) => events.push(event),
     (kind) => unknown.push(kind),
   );
@@ -75,7 +75,7 @@ describe('AcpEventMapper', () => {
           kind: 'commandExecution',
           status: 'running',
           command: 'ls',
-          cwd: '/work/project',
+          cwd: '/home/owner/project',
         },
       },
       {
@@ -86,7 +86,7 @@ describe('AcpEventMapper', () => {
           kind: 'commandExecution',
           status: 'completed',
           command: 'ls',
-          cwd: '/work/project',
+          cwd: '/home/owner/project',
           output: 'a.txt',
         },
       },
@@ -117,12 +117,12 @@ describe('AcpEventMapper', () => {
       toolCallId: 'e1',
       title: 'write a.txt',
       kind: 'edit',
-      content: [{ type: 'diff', path: '/work/project/a.txt', oldText: 'old\n', newText: 'new\n' }],
+      content: [{ type: 'diff', path: '/home/owner/project/a.txt', oldText: 'old\n', newText: 'new\n' }],
     });
     expect(events[0]).toMatchObject({
       activity: {
         kind: 'fileChange',
-        changes: [{ path: '/work/project/a.txt', kind: 'update', diff: '-old\n+new' }],
+        changes: [{ path: '/home/owner/project/a.txt', kind: 'update', diff: '-old\n+new' }],
       },
     });
   });
