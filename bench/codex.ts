@@ -43,7 +43,7 @@ const SETTLE_MS = 250;
 const TARGET_ADDED_P50_MS = 5;
 const { WATCH_COALESCE_MS } = Limits;
 
-interface Snapshot {
+export interface Snapshot {
   status: string;
   session_id?: string;
   revision?: number;
@@ -82,7 +82,7 @@ function hasReply(snapshot: Snapshot): boolean {
 }
 
 /** The api over one keep-alive connection (no fetch/undici layer in the timed path). */
-class Client {
+export class Client {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   constructor(
     private readonly baseUrl: string,
@@ -395,7 +395,7 @@ class TetherAgent {
 }
 
 /** Deletes the run's stream and Redis keys (everything is prefixed with its namespace). */
-async function removeState(stack: Stack): Promise<void> {
+export async function removeState(stack: Stack): Promise<void> {
   const nc = await connect({ servers: stack.options.natsUrl.split(',') });
   try {
     const jsm = await jetstreamManager(nc);

@@ -58,6 +58,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B5 Claude Code overhead: dispatch and first reply through Tether vs claude stream-json driven directly',
     run: async (o) => (await import('./codex.js')).claude(o),
   },
+  gemini: {
+    what: 'B5 Gemini rows: dispatch and first reply through Tether vs Gemini CLI over ACP directly; start with the spare',
+    run: async (o) => (await import('./gemini.js')).gemini(o),
+  },
 };
 
 const args = process.argv.slice(2);

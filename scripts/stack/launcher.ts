@@ -26,6 +26,13 @@ import {
   startFakeAnthropic,
   type FakeAnthropic,
 } from '../../test/support/fake-anthropic/index.js';
+import {
+  fakeGeminiEnv,
+  geminiEntryPoint,
+  pinFakeGeminiModel,
+  startFakeGemini,
+  type FakeGemini,
+} from '../../test/support/fake-gemini/index.js';
 
 /** The repository root: the nearest folder above this file with a package-lock.json. */
 function findRoot(from: string): string {
@@ -74,7 +81,8 @@ export interface StackOptions {
   /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
   historyKey?: string;
   demoOwner: string;
-  agent: 'scripted' | 'codex' | 'claude';
+  /** `gemini` runs the edge's ACP driver (TETHER_AGENT=acp) with Gemini CLI. */
+  agent: 'scripted' | 'codex' | 'claude' | 'gemini';
   /** Where the edge keeps its bindings. */
   edgeDataDir: string;
   /** Extra environment for every service (e.g. OTEL_*, TETHER_SCRIPTED_SCRIPT). */
@@ -93,6 +101,11 @@ export interface StackOptions {
    * edge's Claude Code at it, so the stack needs no network and no Anthropic key.
    */
   claudeFakeProvider?: boolean;
+  /**
+   * Gemini only: run the project's fake Gemini API in this process and point the edge's Gemini CLI
+   * at it (its private home under edgeDataDir), so the stack needs no network.
+   */
+  geminiFakeProvider?: boolean;
   /** The demo edge's connector name (default `demo-edge`); a second demo edge needs its own. */
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
@@ -120,6 +133,8 @@ export class Stack {
   /** The scripted Messages API behind the edge's Claude Code, when `claudeFakeProvider` is set. */
   claudeProvider?: FakeAnthropic;
   private claudeEnv: Record<string, string> = {};
+  /** The fake Gemini API behind the edge's Gemini CLI, when `geminiFakeProvider` is set. */
+  fakeGemini?: FakeGemini;
 
   constructor(readonly options: StackOptions) {
     this.subjects = new Subjects(options.namespace);
@@ -160,7 +175,7 @@ export class Stack {
       Object.assign(env, {
         TETHER_EDGE_ID: this.edge.id,
         TETHER_EDGE_TOKEN: this.edge.token,
-        TETHER_AGENT: o.agent,
+        TETHER_AGENT: o.agent === 'gemini' ? 'acp' : o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
         ...this.codexEnv,
         ...this.claudeEnv,
@@ -178,6 +193,9 @@ export class Stack {
     }
     if (name === 'edge' && this.options.agent === 'claude' && this.options.claudeFakeProvider) {
       await this.startClaudeFakeProvider();
+    }
+    if (name === 'edge' && this.options.agent === 'gemini' && this.options.geminiFakeProvider) {
+      await this.startGeminiFake();
     }
     const child = spawn(process.execPath, [resolve(DIST, ENTRY[name])], {
       cwd: ROOT,
@@ -204,6 +222,20 @@ export class Stack {
     });
     this.children.set(name, child);
     await once(child, 'spawn');
+  }
+
+  /** Starts the fake Gemini API once and pins its model in the edge's private Gemini home. */
+  private async startGeminiFake(): Promise<void> {
+    if (this.fakeGemini) return;
+    const fake = await startFakeGemini();
+    try {
+      await pinFakeGeminiModel(resolve(this.options.edgeDataDir, 'agent-homes', 'gemini'));
+    } catch (error) {
+      await fake.stop();
+      throw error;
+    }
+    this.fakeGemini = fake;
+    Object.assign(this.codexEnv, fakeGeminiEnv(fake), { TETHER_GEMINI_PATH: geminiEntryPoint(ROOT) });
   }
 
   /** Starts the scripted provider once and writes the CODEX_HOME that points Codex at it. */
@@ -404,5 +436,7 @@ export class Stack {
     this.fakeProvider = undefined;
     await this.claudeProvider?.stop();
     this.claudeProvider = undefined;
+    await this.fakeGemini?.stop();
+    this.fakeGemini = undefined;
   }
 }

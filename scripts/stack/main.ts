@@ -1,4 +1,4 @@
-// `npm run stack [-- --agent codex|claude]`: the four services and one demo edge, against the NATS,
+// `npm run stack [-- --agent codex|claude|gemini]`: the four services and one demo edge, against the NATS,
 // Redis and Postgres named in the environment (default: the local ports), until Ctrl-C.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -16,8 +16,11 @@ const { values } = parseArgs({
   options: { agent: { type: 'string', default: 'scripted' } },
   allowPositionals: false,
 });
-if (values.agent !== 'scripted' && values.agent !== 'codex' && values.agent !== 'claude') {
-  console.error(`--agent must be scripted, codex or claude, not ${values.agent}`);
+const AGENTS = ['scripted', 'codex', 'claude', 'gemini'] as const;
+const isAgent = (value: string): value is (typeof AGENTS)[number] =>
+  (AGENTS as readonly string[]).includes(value);
+if (!isAgent(values.agent)) {
+  console.error(`--agent must be scripted, codex, claude or gemini, not ${values.agent}`);
   process.exit(2);
 }
 const agent = values.agent;
@@ -95,6 +98,25 @@ const claudeEnv: Record<string, string> =
       )
     : {};
 
+// With --agent gemini the edge drives Gemini CLI over ACP. TETHER_GEMINI_FAKE_PROVIDER=1 puts the
+// project's fake Gemini API behind it (offline); otherwise Gemini uses the forwarded
+// GEMINI_API_KEY (README "The Gemini demo edge").
+const geminiFake = agent === 'gemini' && env.TETHER_GEMINI_FAKE_PROVIDER === '1';
+const geminiForwarded = (name: string): boolean =>
+  name === 'TETHER_GEMINI_PATH' ||
+  name === 'TETHER_ACP_HOME' ||
+  name === 'TETHER_ACP_AGENTS' ||
+  name === 'TETHER_ACP_ENV_ALLOW' ||
+  (!geminiFake && (name === 'GEMINI_API_KEY' || name.startsWith('GOOGLE_')));
+const geminiEnv: Record<string, string> =
+  agent === 'gemini'
+    ? Object.fromEntries(
+        Object.entries(env).filter(
+          (entry): entry is [string, string] => geminiForwarded(entry[0]) && entry[1] !== undefined,
+        ),
+      )
+    : {};
+
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -119,10 +141,16 @@ const stack = new Stack({
       ),
     ),
   },
-  edgeEnv: { ...codexEnv, ...claudeEnv, ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}) },
+  edgeEnv: {
+    ...codexEnv,
+    ...claudeEnv,
+    ...geminiEnv,
+    ...(allowRoot ? { TETHER_EDGE_ALLOW_ROOT: allowRoot } : {}),
+  },
   output: 'inherit',
   codexFakeProvider: fakeProvider,
   claudeFakeProvider: claudeFake,
+  geminiFakeProvider: geminiFake,
 });
 
 let stopping = false;
@@ -149,7 +177,8 @@ console.log(
     `Tether is ready at ${stack.apiUrl}`,
     `  demo owner: ${stack.options.demoOwner}   demo edge id: ${stack.edge?.id}   agent: ${stack.options.agent}` +
       (stack.fakeProvider ? ` (scripted provider at ${stack.fakeProvider.baseUrl})` : '') +
-      (stack.claudeProvider ? ` (scripted Messages API at ${stack.claudeProvider.baseUrl})` : ''),
+      (stack.claudeProvider ? ` (scripted Messages API at ${stack.claudeProvider.baseUrl})` : '') +
+      (stack.fakeGemini ? ` (fake Gemini API at ${stack.fakeGemini.baseUrl})` : ''),
     `  token:      npm run token -- --sub ${stack.options.demoOwner}`,
     '  Ctrl-C stops everything.',
     '',

@@ -8,8 +8,44 @@ import { metricsPortVar, type MetricsPort } from '#telemetry';
 const optionalString = () =>
   z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
-export const AGENT_KINDS = ['scripted', 'codex', 'claude'] as const;
+export const AGENT_KINDS = ['scripted', 'codex', 'claude', 'acp'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
+
+/** Environment variable names an edge owner lets a declared agent inherit. */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name');
+
+/**
+ * `TETHER_ACP_AGENTS`: ACP agents the edge owner declares beside the known ones, as JSON. Only the
+ * edge's own configuration can name a command line; no request ever can.
+ */
+const declaredAgentsVar = () =>
+  z.preprocess(
+    (value) => {
+      if (value === undefined || value === '') return [];
+      try {
+        return JSON.parse(String(value)) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -'),
+          command: z
+            .string()
+            .min(2)
+            .max(4096)
+            .refine(
+              (command) => command.startsWith('/') && !command.includes('\0'),
+              'must be an absolute path',
+            ),
+          args: z.array(z.string().max(4096)).max(32).default([]),
+          env: z.array(envName).max(64).default([]),
+        }),
+      )
+      .max(8),
+  );
 
 const envSchema = z.object({
   TETHER_NATS_URL: natsUrlVar(),
@@ -31,6 +67,11 @@ const envSchema = z.object({
   TETHER_CLAUDE_PATH: optionalString(),
   TETHER_CLAUDE_CONFIG_DIR: optionalString(),
   TETHER_CLAUDE_ENV_ALLOW: optionalString(),
+  TETHER_GEMINI_PATH: optionalString(),
+  TETHER_ACP_HOME: optionalString(),
+  TETHER_ACP_ENV_ALLOW: optionalString(),
+  TETHER_ACP_AGENTS: declaredAgentsVar(),
+  TETHER_ACP_SPARES: boolVar(true),
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -63,6 +104,15 @@ export interface EdgeConfig {
   codex: { codexPath?: string; codexHome?: string; envAllowList: string[] };
   /** Claude Code driver settings; `stateDir` is the edge's private CLAUDE_CONFIG_DIR. */
   claude: { claudePath?: string; stateDir: string; envAllowList: string[] };
+  /** ACP driver settings (agent/acp reads them through the driver registry). */
+  acp: {
+    geminiPath?: string;
+    /** Private agent homes of this edge (Gemini CLI's GEMINI_CLI_HOME is `<homesDir>/gemini`). */
+    homesDir: string;
+    envAllowList: string[];
+    declared: { name: string; command: string; args: string[]; env: string[] }[];
+    spares: boolean;
+  };
   /** The edge's own environment, for agent discovery and allow-listed forwarding to agents. */
   environment: Readonly<Record<string, string | undefined>>;
   metricsPort: MetricsPort;
@@ -99,6 +149,13 @@ export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => {
       claudePath: env.TETHER_CLAUDE_PATH,
       stateDir: env.TETHER_CLAUDE_CONFIG_DIR ?? `${dataDir}/claude`,
       envAllowList: commaList(env.TETHER_CLAUDE_ENV_ALLOW),
+    },
+    acp: {
+      geminiPath: env.TETHER_GEMINI_PATH,
+      homesDir: env.TETHER_ACP_HOME ?? `${dataDir}/agent-homes`,
+      envAllowList: commaList(env.TETHER_ACP_ENV_ALLOW),
+      declared: env.TETHER_ACP_AGENTS,
+      spares: env.TETHER_ACP_SPARES,
     },
     environment: {},
     metricsPort: env.TETHER_METRICS_PORT,

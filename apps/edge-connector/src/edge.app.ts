@@ -59,6 +59,7 @@ export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
         // After the RPC subscription is gone, so no router routes a new call here meanwhile.
         heartbeat.stop(true);
         await sessions.shutdown();
+        await driver.close?.();
         await updates.flush(SHUTDOWN_FLUSH_MS);
         updates.stop();
         await app.close();

@@ -72,6 +72,8 @@ export interface AgentDriver {
   discover(): Promise<DiscoveryResult>;
   /** Launches (or resumes) one session; throws a DriverError with a contract status on failure. */
   open(options: OpenSessionOptions): Promise<AgentSession>;
+  /** Ends what the driver keeps beside sessions (spare processes); called once at edge shutdown. */
+  close?(): Promise<void>;
 }
 
 /** A native activity as the driver sees it; the session manager projects and bounds it. */
@@ -127,6 +129,7 @@ export class DriverError extends Error {
       | 'external_tools'
       | 'unsupported_user'
       | 'resume_unavailable'
+      | 'busy'
       | 'unavailable'
       | 'invalid_request'
       | 'upgrade_required'

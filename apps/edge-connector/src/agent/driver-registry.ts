@@ -47,6 +47,23 @@ async function createClaudeDriver(config: EdgeConfig): Promise<AgentDriver> {
   });
 }
 
+async function createAcpDriver(config: EdgeConfig): Promise<AgentDriver> {
+  let acp: typeof import('./acp/index.js');
+  try {
+    acp = await import('./acp/index.js');
+  } catch (error) {
+    throw new Error(
+      `TETHER_AGENT=acp, but the ACP driver could not be loaded (is the optional @agentclientprotocol/sdk installed?): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  return acp.createAcpDriver({
+    ...config.acp,
+    allowRoot: config.allowRoot,
+    environment: config.environment,
+  });
+}
+
 export async function createAgentDriver(config: EdgeConfig): Promise<AgentDriver> {
   switch (config.agent) {
     case 'scripted':
@@ -55,5 +72,7 @@ export async function createAgentDriver(config: EdgeConfig): Promise<AgentDriver
       return createCodexDriver(config);
     case 'claude':
       return createClaudeDriver(config);
+    case 'acp':
+      return createAcpDriver(config);
   }
 }
