@@ -28,8 +28,10 @@ describe('router edge presence', () => {
 
   it('reports an edge online after a valid heartbeat, and others offline', async () => {
     // The forged one first: once 301 shows up, the forged one has been handled too.
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('302', 'forged')));
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('301')));
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('302'), encodeJson(heartbeat('302', 'forged')));
+    // Another edge's id on this edge's subject: refused whatever the token.
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('304'), encodeJson(heartbeat('303')));
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('301'), encodeJson(heartbeat('301')));
     const reply = await eventually(
       () => online(['301', '302', '303']),
       (value) => value.online.length > 0,

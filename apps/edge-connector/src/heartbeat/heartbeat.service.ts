@@ -38,7 +38,7 @@ export class HeartbeatService {
 
   private publish(): void {
     try {
-      this.nc.publish(this.subjects.edgeHeartbeat, encodeJson(this.heartbeat()));
+      this.nc.publish(this.subjects.edgeHeartbeatOf(this.config.edgeId), encodeJson(this.heartbeat()));
     } catch (error) {
       this.log.warn(`Heartbeat not sent: ${(error as Error).message}`);
     }
