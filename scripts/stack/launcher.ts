@@ -6,7 +6,8 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsTlsSettings } from '#config';
 import {
   edgeToken,
   Subjects,
@@ -14,7 +15,7 @@ import {
   type ConnectorListReply,
   type PresenceReply,
 } from '#contracts';
-import { requestJson, requestService } from '#messaging';
+import { connectNats, requestJson, requestService } from '#messaging';
 import {
   FAKE_API_KEY_ENV,
   prepareCodexHome,
@@ -58,7 +59,12 @@ const ENTRY: Record<ServiceName, string> = {
 export const DEV_HISTORY_KEY = 'tether-dev-history-key-change-me-0123456789';
 
 export interface StackOptions {
+  /** Comma-separated seed URLs of NATS. */
   natsUrl: string;
+  /** A NATS `.creds` file every service (and the stack itself) connects with; absent: none. */
+  natsCredsFile?: string;
+  /** TLS material for NATS, passed to every service as TETHER_NATS_TLS_*. */
+  natsTls?: NatsTlsSettings;
   redisUrl: string;
   databaseUrl: string;
   namespace: string;
@@ -92,6 +98,30 @@ export interface StackOptions {
 export interface DemoEdge {
   id: string;
   token: string;
+}
+
+/** The NATS credential and TLS variables of the services, for the options that are set. */
+function natsEnvironment(o: StackOptions): Record<string, string> {
+  const entries: [string, string | undefined][] = [
+    ['TETHER_NATS_CREDS', o.natsCredsFile],
+    ['TETHER_NATS_TLS_CA', o.natsTls?.caFile],
+    ['TETHER_NATS_TLS_CERT', o.natsTls?.certFile],
+    ['TETHER_NATS_TLS_KEY', o.natsTls?.keyFile],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
+}
+
+/** Reads the NATS credential and TLS variables a launcher was given (stack, demo edge). */
+export function natsOptionsFromEnv(env: NodeJS.ProcessEnv): Pick<StackOptions, 'natsCredsFile' | 'natsTls'> {
+  const tls: NatsTlsSettings = {
+    ...(env.TETHER_NATS_TLS_CA && { caFile: env.TETHER_NATS_TLS_CA }),
+    ...(env.TETHER_NATS_TLS_CERT && { certFile: env.TETHER_NATS_TLS_CERT }),
+    ...(env.TETHER_NATS_TLS_KEY && { keyFile: env.TETHER_NATS_TLS_KEY }),
+  };
+  return {
+    ...(env.TETHER_NATS_CREDS && { natsCredsFile: env.TETHER_NATS_CREDS }),
+    ...(Object.keys(tls).length > 0 && { natsTls: tls }),
+  };
 }
 
 function wait(ms: number): Promise<void> {
@@ -129,6 +159,7 @@ export class Stack {
       HOME: process.env.HOME,
       LANG: process.env.LANG,
       TETHER_NATS_URL: o.natsUrl,
+      ...natsEnvironment(o),
       TETHER_NAMESPACE: o.namespace,
       TETHER_REDIS_URL: o.redisUrl,
       TETHER_DATABASE_URL: o.databaseUrl,
@@ -232,7 +263,13 @@ export class Stack {
   }
 
   private async nats(): Promise<NatsConnection> {
-    this.nc ??= await connect({ servers: this.options.natsUrl.split(','), name: 'tether-stack' });
+    const { natsUrl, natsCredsFile, natsTls } = this.options;
+    this.nc ??= await connectNats({
+      servers: natsUrl,
+      credsFile: natsCredsFile,
+      tls: natsTls,
+      name: 'tether-stack',
+    });
     return this.nc;
   }
 

@@ -11,7 +11,7 @@ import { instrumentApi } from './common/telemetry.js';
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Api');
   const config = loadConfig(apiConfigSchema);
-  const nc = await connectNats({ servers: config.natsUrl, name: 'api' });
+  const nc = await connectNats({ ...config.nats, name: 'api' });
   const subjects = new Subjects(config.namespace);
   const app = await createApiApp({ config, nc, subjects });
   instrumentApi(app, nc);

@@ -1,6 +1,14 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { boolVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import {
+  boolVar,
+  checkNatsEnv,
+  loadConfig,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+  type NatsSettings,
+} from '#config';
 import { DEFAULT_NAMESPACE, isEdgeId } from '#contracts';
 import { metricsPortVar, type MetricsPort } from '#telemetry';
 
@@ -12,7 +20,7 @@ export const AGENT_KINDS = ['scripted', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 const envSchema = z.object({
-  TETHER_NATS_URL: natsUrlVar(),
+  ...natsEnv,
   TETHER_NAMESPACE: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
@@ -34,7 +42,8 @@ const envSchema = z.object({
 });
 
 export interface EdgeConfig {
-  natsUrl: string;
+  /** Seed URLs, and the edge's own NATS credentials and TLS material when the cluster wants them. */
+  nats: NatsSettings;
   namespace: string;
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   edgeId: string;
@@ -56,8 +65,8 @@ export interface EdgeConfig {
   metricsHost: string;
 }
 
-export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
-  natsUrl: env.TETHER_NATS_URL,
+export const edgeConfigSchema = envSchema.superRefine(checkNatsEnv).transform((env): EdgeConfig => ({
+  nats: natsSettings(env),
   namespace: env.TETHER_NAMESPACE,
   logLevel: env.TETHER_LOG_LEVEL,
   edgeId: env.TETHER_EDGE_ID,

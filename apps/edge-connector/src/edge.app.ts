@@ -32,7 +32,7 @@ export interface RunningEdge {
 
 export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
   const driver = await createAgentDriver(config);
-  const nc = await connectNats({ servers: config.natsUrl, name: `edge-connector-${config.edgeId}` });
+  const nc = await connectNats({ ...config.nats, name: `edge-connector-${config.edgeId}` });
   const subjects = new Subjects(config.namespace);
   const app = await NestFactory.createApplicationContext(
     AppModule.register({ config, nc, subjects, driver }),

@@ -14,7 +14,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbo
  * drains the NATS connection, in that order.
  */
 export async function startHistory(config: HistoryConfig): Promise<INestMicroservice> {
-  const nc = await connectNats({ servers: config.natsUrl, name: 'history' });
+  const nc = await connectNats({ ...config.nats, name: 'history' });
   const subjects = new Subjects(config.namespace);
   try {
     const app = await NestFactory.createMicroservice(AppModule.register({ config, nc, subjects }), {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import {
+  checkNatsEnv,
+  databaseUrlVar,
+  intVar,
+  loadConfig,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+} from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar } from '#telemetry';
 
@@ -30,7 +38,7 @@ export const AUTHORIZE_POOL_CONNECTIONS = 2;
 /** The history service's environment, validated once at boot. */
 export const historyConfigSchema = z
   .object({
-    TETHER_NATS_URL: natsUrlVar(),
+    ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -70,8 +78,9 @@ export const historyConfigSchema = z
       path: ['TETHER_JOURNAL_WRITE_CONCURRENCY'],
     },
   )
+  .superRefine(checkNatsEnv)
   .transform((env) => ({
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     databaseUrl: env.TETHER_DATABASE_URL,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intVar, loadConfig, logLevelVar, natsUrlVar, redisUrlVar } from '#config';
+import { checkNatsEnv, intVar, loadConfig, logLevelVar, natsEnv, natsSettings, redisUrlVar } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar } from '#telemetry';
 
@@ -13,7 +13,7 @@ const SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS = 5 * 60_000;
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
   .object({
-    TETHER_NATS_URL: natsUrlVar(),
+    ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -53,8 +53,9 @@ export const routerConfigSchema = z
     TETHER_SUBMISSION_SWEEP_INTERVAL_MS: intVar(SUBMISSION_SWEEP_DEFAULT_MS, 100, 10 * 60_000),
     TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: intVar(SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS, 100, 60 * 60_000),
   })
+  .superRefine(checkNatsEnv)
   .transform((env) => ({
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     redisUrl: env.TETHER_REDIS_URL,

@@ -20,7 +20,7 @@ export interface RunningRouter {
 
 /** Builds and starts one router process (main.ts and the integration suites both use it). */
 export async function startRouter(config: RouterConfig): Promise<RunningRouter> {
-  const nc = await connectNats({ servers: config.natsUrl, name: 'session-router' });
+  const nc = await connectNats({ ...config.nats, name: 'session-router' });
   const subjects = new Subjects(config.namespace);
   const levels = LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1);
   let app: INestMicroservice;

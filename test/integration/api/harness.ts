@@ -176,7 +176,7 @@ export async function startApi(
   const apiNc = await connect({ servers: natsUrl, name: `api-${label}` });
   const standInNc = await connect({ servers: natsUrl, name: `standins-${label}` });
   const config: ApiConfig = {
-    natsUrl,
+    nats: { servers: [natsUrl] },
     namespace,
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },
