@@ -178,7 +178,9 @@ export class Subjects {
       return id && !id.includes('.') ? id : null;
     }
     const parts = subject.split('.');
-    return parts.length === 4 && parts[0] === this.namespace && parts[1] === 'edge' ? (parts[2] ?? null) : null;
+    return parts.length === 4 && parts[0] === this.namespace && parts[1] === 'edge'
+      ? (parts[2] ?? null)
+      : null;
   }
   /**
    * The subject a request goes to: the service's own subject, except a session update, which
