@@ -105,7 +105,7 @@ async function received(
   act: () => Promise<void>,
 ): Promise<string[]> {
   const seen: string[] = [];
-  const sub = watcher.nc.subscribe(subject, { callback: (_e, msg) => seen.push(msg.subject) });
+  const sub = watcher.nc.subscribe(subject, { callback: (_e, msg) => void seen.push(msg.subject) });
   await watcher.nc.flush();
   await act();
   await new Promise((done) => setTimeout(done, QUIET_MS));
@@ -122,7 +122,7 @@ async function refusedPublish(who: WatchedConnection, subject: string, data = en
 
 async function refusedSubscribe(who: WatchedConnection, subject: string): Promise<string[]> {
   const seen: string[] = [];
-  who.nc.subscribe(subject, { callback: (error, msg) => !error && seen.push(msg.subject) });
+  who.nc.subscribe(subject, { callback: (error, msg) => void (!error && seen.push(msg.subject)) });
   await who.nc.flush();
   expect(await within(5_000, () => who.refusals.includes(`subscription ${subject}`))).toBe(true);
   return seen;
@@ -152,7 +152,9 @@ describe("edge A's credentials", () => {
     }
     // And a prompt sent to B never reaches A: the router's RPC lands with B only.
     const seenByA: string[] = [];
-    edgeA.nc.subscribe(subjects.edgeRpc(EDGE_B), { callback: (e, m) => !e && seenByA.push(m.subject) });
+    edgeA.nc.subscribe(subjects.edgeRpc(EDGE_B), {
+      callback: (e, m) => void (!e && seenByA.push(m.subject)),
+    });
     const seenByB = await received(edgeB, subjects.edgeRpc(EDGE_B), async () => {
       router.nc.publish(subjects.edgeRpc(EDGE_B), encodeJson({ request: { text: 'secret prompt' } }));
       await router.nc.flush();
