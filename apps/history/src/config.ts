@@ -10,6 +10,7 @@ import {
 } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar } from '#telemetry';
+import { checkEdgeAuthorityEnv, edgeAuthorityEnv, edgeAuthoritySettings } from './connectors/edge-authority.config.js';
 
 /** Journal messages handed to one history replica before it must ack some (see journal.consumer.ts). */
 export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 2048;
@@ -69,6 +70,7 @@ export const historyConfigSchema = z
     ),
     /** /metrics, /healthz, /readyz (docs/observability.md). */
     TETHER_METRICS_PORT: metricsPortVar(9466),
+    ...edgeAuthorityEnv,
   })
   .refine(
     (env) =>
@@ -79,6 +81,7 @@ export const historyConfigSchema = z
     },
   )
   .superRefine(checkNatsEnv)
+  .superRefine(checkEdgeAuthorityEnv)
   .transform((env) => ({
     nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
@@ -102,6 +105,7 @@ export const historyConfigSchema = z
       },
     },
     metricsPort: env.TETHER_METRICS_PORT,
+    edgeAuthority: edgeAuthoritySettings(env),
   }));
 
 export type HistoryConfig = z.infer<typeof historyConfigSchema>;

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
+import { EdgeCredentials } from './edge-credentials.js';
 import { EdgeRpcClient } from './edge-rpc.client.js';
 import { HistoryClient } from './history.client.js';
 import { RedisKeys } from './redis-keys.js';
@@ -31,8 +32,18 @@ export class CoreModule {
         RedisLifecycle,
         EdgeRpcClient,
         HistoryClient,
+        EdgeCredentials,
       ],
-      exports: [ROUTER_CONFIG, NATS_CONNECTION, SUBJECTS, REDIS, RedisKeys, EdgeRpcClient, HistoryClient],
+      exports: [
+        ROUTER_CONFIG,
+        NATS_CONNECTION,
+        SUBJECTS,
+        REDIS,
+        RedisKeys,
+        EdgeRpcClient,
+        HistoryClient,
+        EdgeCredentials,
+      ],
     };
   }
 }
