@@ -10,7 +10,11 @@ import {
 } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar } from '#telemetry';
-import { checkEdgeAuthorityEnv, edgeAuthorityEnv, edgeAuthoritySettings } from './connectors/edge-authority.config.js';
+import {
+  checkEdgeAuthorityEnv,
+  edgeAuthorityEnv,
+  edgeAuthoritySettings,
+} from './connectors/edge-authority.config.js';
 
 /** Journal messages handed to one history replica before it must ack some (see journal.consumer.ts). */
 export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 2048;

@@ -83,7 +83,10 @@ export class ConnectorsService {
 
   async rotate(actorId: string, edgeId: string): Promise<Enrollment> {
     if (!isEdgeId(edgeId)) throw new ConnectorNotFoundError();
-    const reply = await this.services.history('historyConnectorRotate', { actor_id: actorId, edge_id: edgeId });
+    const reply = await this.services.history('historyConnectorRotate', {
+      actor_id: actorId,
+      edge_id: edgeId,
+    });
     this.logger.log(`Actor ${actorId} rotated the credentials of connector ${edgeId}.`);
     return this.enrollment(reply);
   }

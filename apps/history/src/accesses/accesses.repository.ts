@@ -54,7 +54,12 @@ export class AccessesRepository {
   }
 
   /** Creates the access unless the owner has `max` already (under a per-owner lock); else null. */
-  createBounded(ownerId: string, max: number, id: string, fields: AccessFields): Promise<StoredAccess | null> {
+  createBounded(
+    ownerId: string,
+    max: number,
+    id: string,
+    fields: AccessFields,
+  ): Promise<StoredAccess | null> {
     return this.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`accesses:${ownerId}`}))`;
       if ((await tx.agentAccess.count({ where: { ownerId } })) >= max) return null;

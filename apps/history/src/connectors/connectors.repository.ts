@@ -68,7 +68,11 @@ export class ConnectorsRepository {
         select: { id: true },
       });
       const natsUserKey = await credentials(created.id);
-      return tx.connector.update({ where: { id: created.id }, data: { natsUserKey }, select: CONNECTOR_FIELDS });
+      return tx.connector.update({
+        where: { id: created.id },
+        data: { natsUserKey },
+        select: CONNECTOR_FIELDS,
+      });
     });
   }
 

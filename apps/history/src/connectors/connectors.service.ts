@@ -160,7 +160,9 @@ export class ConnectorsService implements OnApplicationBootstrap {
     try {
       await this.publishRevocations();
     } catch (error) {
-      this.logger.error(`Revocation list not pushed after edge ${edgeId} changed: ${(error as Error).message}`);
+      this.logger.error(
+        `Revocation list not pushed after edge ${edgeId} changed: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -75,7 +75,11 @@ export function checkEdgeAuthorityEnv(env: EdgeAuthorityEnv, ctx: z.RefinementCt
   }
   if (set.length !== NAMES.length) return;
   const problems: [keyof EdgeAuthorityEnv, boolean, string][] = [
-    ['TETHER_NATS_ACCOUNT', /^A[A-Z2-7]{55}$/.test(env.TETHER_NATS_ACCOUNT!), 'must be an account public key (A…)'],
+    [
+      'TETHER_NATS_ACCOUNT',
+      /^A[A-Z2-7]{55}$/.test(env.TETHER_NATS_ACCOUNT!),
+      'must be an account public key (A…)',
+    ],
     [
       'TETHER_NATS_ACCOUNT_SIGNING_KEY',
       seedOfKind(env.TETHER_NATS_ACCOUNT_SIGNING_KEY!, 'A') !== null,
