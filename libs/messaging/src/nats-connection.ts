@@ -10,6 +10,11 @@ export interface NatsConnectOptions extends Omit<NatsSettings, 'servers'> {
   servers: string | string[];
   /** Shows in the server's connection list (`nats server report connections`). */
   name: string;
+  /**
+   * Where replies to this process's requests arrive: its identity's own inbox (contracts
+   * `inboxPrefix`), which its NATS permissions let it read and no other identity can.
+   */
+  inboxPrefix?: string;
 }
 
 /**
@@ -53,6 +58,7 @@ export function natsConnectionOptions(options: NatsConnectOptions): ConnectionOp
   return {
     servers,
     name: options.name,
+    ...(options.inboxPrefix && { inboxPrefix: options.inboxPrefix }),
     ...(creds && { authenticator: credsAuthenticator(new Uint8Array(creds)) }),
     ...(tls && {
       tls: {
