@@ -57,6 +57,7 @@ function files(deployment: NatsDeployment): Record<string, string> {
   const out: Record<string, string> = {
     'auth.conf': deployment.serverAuthConfig,
     'operator.jwt': `${deployment.operatorJwt}\n`,
+    'account.pub': `${deployment.account}\n`,
     'keys/operator.nk': `${deployment.seeds.operator}\n`,
     'keys/operator-signing.nk': `${deployment.seeds.operatorSigning}\n`,
     'keys/account.nk': `${deployment.seeds.account}\n`,
@@ -65,7 +66,7 @@ function files(deployment: NatsDeployment): Record<string, string> {
     'creds/system.creds': deployment.systemCreds,
     'history-edge-authority.env': [
       '# history only: it mints and revokes edge users (docs/security.md "Edge credentials").',
-      `TETHER_NATS_ACCOUNT=${deployment.account}`,
+      'TETHER_NATS_ACCOUNT=account.pub',
       'TETHER_NATS_ACCOUNT_SIGNING_KEY=keys/account-signing.nk',
       'TETHER_NATS_OPERATOR_SIGNING_KEY=keys/operator-signing.nk',
       'TETHER_NATS_SYSTEM_CREDS=creds/system.creds',

@@ -117,7 +117,11 @@ export interface DemoEdge {
 }
 
 /** The creds file and extra variables of one service under operator mode. */
-function identityEnvironment(identities: NatsIdentities, name: ServiceName, edge?: DemoEdge): Record<string, string> {
+function identityEnvironment(
+  identities: NatsIdentities,
+  name: ServiceName,
+  edge?: DemoEdge,
+): Record<string, string> {
   switch (name) {
     case 'history':
       return { TETHER_NATS_CREDS: identities.history, ...identities.edgeAuthority };
@@ -128,7 +132,7 @@ function identityEnvironment(identities: NatsIdentities, name: ServiceName, edge
       return { TETHER_NATS_CREDS: identities.api };
     case 'edge':
       if (!edge?.credsFile) throw new Error('The demo edge has no NATS credentials.');
-      return { TETHER_NATS_CREDS: edge.credsFile };
+      return {};
   }
 }
 
@@ -214,6 +218,8 @@ export class Stack {
         TETHER_EDGE_TOKEN: this.edge.token,
         TETHER_AGENT: o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
+        // The edge runs on the NATS user its enrollment minted, never on the stack's own.
+        ...(this.edge.credsFile && { TETHER_NATS_CREDS: this.edge.credsFile }),
         ...this.codexEnv,
         ...o.edgeEnv,
       });

@@ -76,9 +76,13 @@ function manageStream(stream: string): string[] {
   ];
 }
 
-/** What a pull consumer on its own durable needs: create/update it, read it, pull and ack. */
+/**
+ * What a pull consumer on its own durable needs: create/update it (the client names the filter
+ * in the subject when the consumer has one), read it, pull and ack.
+ */
 function pullDurable(stream: string, durable: string, filter: string): string[] {
   return [
+    `$JS.API.CONSUMER.CREATE.${stream}.${durable}`,
     `$JS.API.CONSUMER.CREATE.${stream}.${durable}.${filter}`,
     `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,

@@ -19,6 +19,7 @@ export interface EdgeAuthoritySettings {
 const optional = () => z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
 export const edgeAuthorityEnv = {
+  /** The account public key (A…) or the path of a file holding it. */
   TETHER_NATS_ACCOUNT: optional(),
   /** A seed (S…) or the path of a file holding one. */
   TETHER_NATS_ACCOUNT_SIGNING_KEY: optional(),
@@ -42,6 +43,18 @@ function seedValue(value: string): string | null {
   try {
     const fromFile = readFileSync(value, 'utf8').trim();
     return /^S[A-Z2-7]{57}$/.test(fromFile) ? fromFile : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An account public key given inline, or read from the file the value names. */
+function accountValue(value: string): string | null {
+  const pattern = /^A[A-Z2-7]{55}$/;
+  if (pattern.test(value.trim())) return value.trim();
+  try {
+    const fromFile = readFileSync(value, 'utf8').trim();
+    return pattern.test(fromFile) ? fromFile : null;
   } catch {
     return null;
   }
@@ -101,7 +114,7 @@ export function checkEdgeAuthorityEnv(env: EdgeAuthorityEnv, ctx: z.RefinementCt
 export function edgeAuthoritySettings(env: EdgeAuthorityEnv): EdgeAuthoritySettings | null {
   if (!env.TETHER_NATS_ACCOUNT) return null;
   return {
-    account: env.TETHER_NATS_ACCOUNT,
+    account: accountValue(env.TETHER_NATS_ACCOUNT)!,
     accountSigningSeed: seedOfKind(env.TETHER_NATS_ACCOUNT_SIGNING_KEY!, 'A')!,
     operatorSigningSeed: seedOfKind(env.TETHER_NATS_OPERATOR_SIGNING_KEY!, 'O')!,
     systemCredsFile: env.TETHER_NATS_SYSTEM_CREDS!,
