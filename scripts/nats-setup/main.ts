@@ -7,17 +7,15 @@
 //
 // It refuses to touch a folder that already holds keys unless --force is given: new keys mean
 // every service and every enrolled edge needs new credentials.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_NAMESPACE, SERVICE_IDENTITIES, Subjects } from '#contracts';
-import { createDeployment, type NatsDeployment } from '#nats-auth';
+import { DEFAULT_NAMESPACE, Subjects } from '#contracts';
+import { createDeployment } from '#nats-auth';
+import { holdsKeys, writeDeployment } from './write.js';
 
 const DEFAULT_OUT = 'deploy/nats/secrets';
 /** The full resolver's folder inside the nats container (deploy/nats, docker-compose volume). */
 const DEFAULT_RESOLVER_DIR = '/data/jwt';
-/** Keys and credentials: readable by the owner only. */
-const SECRET_MODE = 0o600;
 
 function fail(message: string): never {
   process.stderr.write(`nats:setup: ${message}\n`);
@@ -52,31 +50,6 @@ function options(): Options {
   }
 }
 
-/** Every file the setup writes, relative to the output folder. */
-function files(deployment: NatsDeployment): Record<string, string> {
-  const out: Record<string, string> = {
-    'auth.conf': deployment.serverAuthConfig,
-    'operator.jwt': `${deployment.operatorJwt}\n`,
-    'account.pub': `${deployment.account}\n`,
-    'keys/operator.nk': `${deployment.seeds.operator}\n`,
-    'keys/operator-signing.nk': `${deployment.seeds.operatorSigning}\n`,
-    'keys/account.nk': `${deployment.seeds.account}\n`,
-    'keys/account-signing.nk': `${deployment.seeds.accountSigning}\n`,
-    'keys/system-account.nk': `${deployment.seeds.systemAccount}\n`,
-    'creds/system.creds': deployment.systemCreds,
-    'history-edge-authority.env': [
-      '# history only: it mints and revokes edge users (docs/security.md "Edge credentials").',
-      'TETHER_NATS_ACCOUNT=account.pub',
-      'TETHER_NATS_ACCOUNT_SIGNING_KEY=keys/account-signing.nk',
-      'TETHER_NATS_OPERATOR_SIGNING_KEY=keys/operator-signing.nk',
-      'TETHER_NATS_SYSTEM_CREDS=creds/system.creds',
-      '',
-    ].join('\n'),
-  };
-  for (const identity of SERVICE_IDENTITIES) out[`creds/${identity}.creds`] = deployment.creds[identity];
-  return out;
-}
-
 async function main(): Promise<void> {
   const opts = options();
   let subjects: Subjects;
@@ -85,15 +58,11 @@ async function main(): Promise<void> {
   } catch (error) {
     return fail((error as Error).message);
   }
-  if (existsSync(join(opts.out, 'keys')) && !opts.force) {
+  if (holdsKeys(opts.out) && !opts.force) {
     fail(`${opts.out} already holds keys; pass --force to replace them (every credential changes).`);
   }
   const deployment = await createDeployment({ subjects, resolverDir: opts.resolverDir });
-  for (const [name, text] of Object.entries(files(deployment))) {
-    const path = join(opts.out, name);
-    mkdirSync(resolve(path, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(path, text, { mode: SECRET_MODE });
-  }
+  writeDeployment(opts.out, deployment);
   process.stdout.write(
     [
       `NATS operator ${deployment.operator}, account ${deployment.account} (namespace ${opts.namespace}).`,
