@@ -55,11 +55,15 @@ export class ConnectorsService {
 
   async list(actorId: string, cursor: unknown, limit: unknown): Promise<Page<AgentConnector[]>> {
     const after = pageCursor(cursor);
-    const { connectors, next_after } = await this.services.history('historyConnectorList', {
+    const pageSize = pageLimit(limit);
+    const reply = await this.services.history('historyConnectorList', {
       actor_id: actorId,
-      limit: pageLimit(limit),
+      limit: pageSize,
       ...(after !== undefined && { after }),
     });
+    // History honours the limit; the slice keeps the presence request bounded whatever it sends.
+    const connectors = reply.connectors.slice(0, pageSize);
+    const next_after = reply.next_after;
     if (connectors.length === 0) return new Page([], undefined);
     const online = await this.onlineEdges(connectors.map((connector) => connector.id));
     const items = connectors.map((connector) => ({
