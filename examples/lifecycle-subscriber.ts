@@ -4,25 +4,29 @@
 //
 //   npm run build && npm run example:subscriber
 //   TETHER_SUBSCRIBER_DURABLE=my-service npm run example:subscriber   (or --durable my-service)
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { z } from 'zod';
-import { Subjects, lifecycleEventSchema } from '#contracts';
-import { loadConfig, natsUrlVar } from '#config';
-import { connectNats, decodeJson, ensureDurableConsumer, ensureSessionsStream } from '#messaging';
+import { Subjects, inboxPrefix, lifecycleEventSchema } from '#contracts';
+import { checkNatsEnv, loadConfig, natsEnv, natsSettings } from '#config';
+import { connectNats, decodeJson, ensureDurableConsumer } from '#messaging';
 
 /** How long one pull waits for an event before it asks again (and notices a stop request). */
 const PULL_EXPIRES_MS = 5_000;
 /** How long JetStream waits for an ack before it redelivers (a crashed subscriber's events). */
 const ACK_WAIT_NS = 30 * 1_000_000_000;
 
-const schema = z.object({
-  TETHER_NATS_URL: natsUrlVar(),
-  TETHER_NAMESPACE: z.string().default('tether'),
-  TETHER_SUBSCRIBER_DURABLE: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of [A-Za-z0-9_-]')
-    .default('lifecycle-example'),
-});
+// With NATS in operator mode, TETHER_NATS_CREDS names the subscriber role's creds file
+// (docs/security.md): lifecycle events only, through a durable of its own.
+const schema = z
+  .object({
+    ...natsEnv,
+    TETHER_NAMESPACE: z.string().default('tether'),
+    TETHER_SUBSCRIBER_DURABLE: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of [A-Za-z0-9_-]')
+      .default('lifecycle-example'),
+  })
+  .superRefine(checkNatsEnv);
 
 /** `--durable <name>` overrides the environment. */
 function durableFlag(argv: string[]): string | undefined {
@@ -38,8 +42,13 @@ async function main(): Promise<void> {
   });
   const subjects = new Subjects(config.TETHER_NAMESPACE);
   const durable = config.TETHER_SUBSCRIBER_DURABLE;
-  const nc = await connectNats({ servers: config.TETHER_NATS_URL, name: 'lifecycle-subscriber' });
-  const jsm = await ensureSessionsStream(nc, subjects);
+  const nc = await connectNats({
+    ...natsSettings(config),
+    name: 'lifecycle-subscriber',
+    inboxPrefix: inboxPrefix(subjects, 'subscriber'),
+  });
+  // The services create the stream; a read-only subscriber may not manage it.
+  const jsm = await jetstreamManager(nc);
   await ensureDurableConsumer(jsm, subjects.sessionsStream, durable, {
     filter_subject: subjects.lifecycleWildcard,
     ack_wait: ACK_WAIT_NS,
