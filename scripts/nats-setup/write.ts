@@ -21,6 +21,7 @@ export function files(deployment: NatsDeployment): Record<string, string> {
     'creds/system.creds': deployment.systemCreds,
     'history-edge-authority.env': [
       '# history only: it mints and revokes edge users (docs/security.md "Edge credentials").',
+      '# Paths are relative to this folder: give history the paths where it mounts these files.',
       'TETHER_NATS_ACCOUNT=account.pub',
       'TETHER_NATS_ACCOUNT_SIGNING_KEY=keys/account-signing.nk',
       'TETHER_NATS_OPERATOR_SIGNING_KEY=keys/operator-signing.nk',
