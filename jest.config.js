@@ -11,6 +11,7 @@ const shared = {
     '^#telemetry$': '<rootDir>/libs/telemetry/src/index.ts',
     '^#telemetry/register$': '<rootDir>/libs/telemetry/src/register.ts',
     '^#persistence$': '<rootDir>/libs/persistence/src/index.ts',
+    '^#nats-auth$': '<rootDir>/libs/nats-auth/src/index.ts',
     '^#test-support$': '<rootDir>/test/support/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -39,7 +39,7 @@ export async function heartbeats(options: BenchOptions): Promise<void> {
     await tether.up();
     await redis.connect();
     const nc = await connect({ servers: tether.stack.options.natsUrl.split(','), name: 'bench-heartbeats' });
-    const subject = tether.stack.subjects.edgeHeartbeat;
+    const subjects = tether.stack.subjects;
     const fleet: EdgeHeartbeat[] = Array.from({ length: edges }, (_, index) => {
       const edgeId = String(FIRST_EDGE_ID + index);
       return {
@@ -60,7 +60,10 @@ export async function heartbeats(options: BenchOptions): Promise<void> {
       for (let slice = 0; running; slice = (slice + 1) % SLICES) {
         const started = performance.now();
         for (const heartbeat of fleet.slice(slice * perSlice, (slice + 1) * perSlice)) {
-          nc.publish(subject, encodeJson({ ...heartbeat, sent_at: Date.now() }));
+          nc.publish(
+            subjects.edgeHeartbeatOf(heartbeat.edge_id),
+            encodeJson({ ...heartbeat, sent_at: Date.now() }),
+          );
           published += 1;
         }
         await wait(Math.max(0, intervalMs / SLICES - (performance.now() - started)));

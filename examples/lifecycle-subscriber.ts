@@ -6,19 +6,23 @@
 //   npm run build && npm run example:subscriber
 //   TETHER_SUBSCRIBER_DURABLE=my-service npm run example:subscriber   (or --durable my-service)
 import { z } from 'zod';
-import { Subjects, type LifecycleEvent } from '#contracts';
-import { loadConfig, natsUrlVar } from '#config';
+import { Subjects, inboxPrefix, type LifecycleEvent } from '#contracts';
+import { checkNatsEnv, loadConfig, natsEnv, natsSettings } from '#config';
 import { connectNats } from '#messaging';
 import { attachLifecycleConsumer, consumeLifecycle } from './lifecycle-consumer.js';
 
-const schema = z.object({
-  TETHER_NATS_URL: natsUrlVar(),
-  TETHER_NAMESPACE: z.string().default('tether'),
-  TETHER_SUBSCRIBER_DURABLE: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of [A-Za-z0-9_-]')
-    .default('lifecycle-example'),
-});
+// With NATS in operator mode, TETHER_NATS_CREDS names the subscriber role's creds file
+// (docs/security.md): lifecycle events only, through a durable of its own.
+const schema = z
+  .object({
+    ...natsEnv,
+    TETHER_NAMESPACE: z.string().default('tether'),
+    TETHER_SUBSCRIBER_DURABLE: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of [A-Za-z0-9_-]')
+      .default('lifecycle-example'),
+  })
+  .superRefine(checkNatsEnv);
 
 /** `--durable <name>` overrides the environment. */
 function durableFlag(argv: string[]): string | undefined {
@@ -42,7 +46,11 @@ async function main(): Promise<void> {
   });
   const subjects = new Subjects(config.TETHER_NAMESPACE);
   const durable = config.TETHER_SUBSCRIBER_DURABLE;
-  const nc = await connectNats({ servers: config.TETHER_NATS_URL, name: 'lifecycle-subscriber' });
+  const nc = await connectNats({
+    ...natsSettings(config),
+    name: 'lifecycle-subscriber',
+    inboxPrefix: inboxPrefix(subjects, 'subscriber'),
+  });
   const consumer = await attachLifecycleConsumer(nc, {
     stream: subjects.sessionsStream,
     durable,

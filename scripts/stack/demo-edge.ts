@@ -1,11 +1,12 @@
 // The demo edge of docker-compose: enrolls (or reuses) the connector `demo-edge` for
 // TETHER_DEMO_OWNER and runs the edge connector with its credentials, restarting nothing itself
 // (compose restarts the container). The services it talks to are named by the usual variables.
-import { Stack } from './launcher.js';
+import { natsOptionsFromEnv, Stack } from './launcher.js';
 
 const env = process.env;
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
+  ...natsOptionsFromEnv(env),
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
   databaseUrl: env.TETHER_DATABASE_URL ?? '',
   namespace: env.TETHER_NAMESPACE ?? 'tether',

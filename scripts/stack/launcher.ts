@@ -3,18 +3,19 @@
 // all in one subject namespace, each service restartable on its own (failure tests kill them).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsTlsSettings } from '#config';
 import {
-  edgeToken,
+  inboxPrefix,
   Subjects,
   type ConnectorEnrollReply,
   type ConnectorListReply,
   type PresenceReply,
 } from '#contracts';
-import { requestJson, requestService } from '#messaging';
+import { connectNats, requestJson, requestService } from '#messaging';
 import {
   FAKE_API_KEY_ENV,
   prepareCodexHome,
@@ -70,7 +71,19 @@ const ENTRY: Record<ServiceName, string> = {
 export const DEV_HISTORY_KEY = 'tether-dev-history-key-change-me-0123456789';
 
 export interface StackOptions {
+  /** Comma-separated seed URLs of NATS. */
   natsUrl: string;
+  /** A NATS `.creds` file every service (and the stack itself) connects with; absent: none. */
+  natsCredsFile?: string;
+  /** TLS material for NATS, passed to every service as TETHER_NATS_TLS_*. */
+  natsTls?: NatsTlsSettings;
+  /**
+   * NATS in operator mode (docs/security.md): each service's own creds file, and history's edge
+   * authority variables (TETHER_NATS_ACCOUNT...). The demo edge gets the NATS user its
+   * enrollment minted; the stack itself probes with the api's identity (and the router's for
+   * the edge's RPC subject). Overrides natsCredsFile.
+   */
+  natsIdentities?: NatsIdentities;
   redisUrl: string;
   databaseUrl: string;
   namespace: string;
@@ -112,9 +125,62 @@ export interface StackOptions {
   secondRouter?: boolean;
 }
 
+export interface NatsIdentities {
+  api: string;
+  router: string;
+  history: string;
+  edgeAuthority: Record<string, string>;
+}
+
 export interface DemoEdge {
   id: string;
   token: string;
+  /** The edge's own NATS user, when history minted one. */
+  credsFile?: string;
+}
+
+/** The creds file and extra variables of one service under operator mode. */
+function identityEnvironment(
+  identities: NatsIdentities,
+  name: ServiceName,
+  edge?: DemoEdge,
+): Record<string, string> {
+  switch (name) {
+    case 'history':
+      return { TETHER_NATS_CREDS: identities.history, ...identities.edgeAuthority };
+    case 'router':
+    case 'router-2':
+      return { TETHER_NATS_CREDS: identities.router };
+    case 'api':
+      return { TETHER_NATS_CREDS: identities.api };
+    case 'edge':
+      if (!edge?.credsFile) throw new Error('The demo edge has no NATS credentials.');
+      return {};
+  }
+}
+
+/** The NATS credential and TLS variables of the services, for the options that are set. */
+function natsEnvironment(o: StackOptions): Record<string, string> {
+  const entries: [string, string | undefined][] = [
+    ['TETHER_NATS_CREDS', o.natsCredsFile],
+    ['TETHER_NATS_TLS_CA', o.natsTls?.caFile],
+    ['TETHER_NATS_TLS_CERT', o.natsTls?.certFile],
+    ['TETHER_NATS_TLS_KEY', o.natsTls?.keyFile],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
+}
+
+/** Reads the NATS credential and TLS variables a launcher was given (stack, demo edge). */
+export function natsOptionsFromEnv(env: NodeJS.ProcessEnv): Pick<StackOptions, 'natsCredsFile' | 'natsTls'> {
+  const tls: NatsTlsSettings = {
+    ...(env.TETHER_NATS_TLS_CA && { caFile: env.TETHER_NATS_TLS_CA }),
+    ...(env.TETHER_NATS_TLS_CERT && { certFile: env.TETHER_NATS_TLS_CERT }),
+    ...(env.TETHER_NATS_TLS_KEY && { keyFile: env.TETHER_NATS_TLS_KEY }),
+  };
+  return {
+    ...(env.TETHER_NATS_CREDS && { natsCredsFile: env.TETHER_NATS_CREDS }),
+    ...(Object.keys(tls).length > 0 && { natsTls: tls }),
+  };
 }
 
 function wait(ms: number): Promise<void> {
@@ -125,6 +191,7 @@ export class Stack {
   private readonly children = new Map<ServiceName, ChildProcess>();
   private readonly logs: string[] = [];
   private nc?: NatsConnection;
+  private routerNc?: NatsConnection;
   readonly subjects: Subjects;
   edge?: DemoEdge;
   /** The scripted provider behind the edge's Codex, when `codexFakeProvider` is set. */
@@ -157,6 +224,7 @@ export class Stack {
       HOME: process.env.HOME,
       LANG: process.env.LANG,
       TETHER_NATS_URL: o.natsUrl,
+      ...natsEnvironment(o),
       TETHER_NAMESPACE: o.namespace,
       TETHER_REDIS_URL: o.redisUrl,
       TETHER_DATABASE_URL: o.databaseUrl,
@@ -168,6 +236,7 @@ export class Stack {
       // Several stacks may share this machine (tests, benchmarks): ops endpoints take a free port
       // and log it, unless the caller names one.
       TETHER_METRICS_PORT: '0',
+      ...(o.natsIdentities && identityEnvironment(o.natsIdentities, name, this.edge)),
       ...o.extraEnv,
     };
     if (name === 'edge') {
@@ -177,6 +246,8 @@ export class Stack {
         TETHER_EDGE_TOKEN: this.edge.token,
         TETHER_AGENT: o.agent === 'gemini' ? 'acp' : o.agent,
         TETHER_EDGE_DATA_DIR: o.edgeDataDir,
+        // The edge runs on the NATS user its enrollment minted, never on the stack's own.
+        ...(this.edge.credsFile && { TETHER_NATS_CREDS: this.edge.credsFile }),
         ...this.codexEnv,
         ...this.claudeEnv,
         ...o.edgeEnv,
@@ -287,9 +358,31 @@ export class Stack {
     return this.children.has(name);
   }
 
+  /** The stack's own connection: the api's identity, which may call history and the router. */
   private async nats(): Promise<NatsConnection> {
-    this.nc ??= await connect({ servers: this.options.natsUrl.split(','), name: 'tether-stack' });
+    const { natsUrl, natsCredsFile, natsTls, natsIdentities } = this.options;
+    this.nc ??= await connectNats({
+      servers: natsUrl,
+      credsFile: natsIdentities?.api ?? natsCredsFile,
+      tls: natsTls,
+      name: 'tether-stack',
+      inboxPrefix: inboxPrefix(this.subjects, 'api'),
+    });
     return this.nc;
+  }
+
+  /** Probing the edge's RPC subject takes the router's identity under operator mode. */
+  private async routerNats(): Promise<NatsConnection> {
+    const { natsUrl, natsTls, natsIdentities } = this.options;
+    if (!natsIdentities) return this.nats();
+    this.routerNc ??= await connectNats({
+      servers: natsUrl,
+      credsFile: natsIdentities.router,
+      tls: natsTls,
+      name: 'tether-stack-router',
+      inboxPrefix: inboxPrefix(this.subjects, 'session-router'),
+    });
+    return this.routerNc;
   }
 
   private async until<T>(
@@ -350,12 +443,13 @@ export class Stack {
   /** The demo edge serves requests and is online (its heartbeat reached a router). */
   async edgeReady(): Promise<void> {
     const nc = await this.nats();
+    const routerNc = await this.routerNats();
     const id = this.edge?.id;
     if (!id) throw new Error('The demo edge is not enrolled yet.');
     // The edge process itself answers edge_agent_v1 (an empty request is refused, which is an
     // answer): presence alone could still be the heartbeat of an edge process that just stopped.
     await this.until('demo edge', 'edge', async () => {
-      await requestJson(nc, this.subjects.edgeRpc(id), {}, { timeoutMs: PROBE_TIMEOUT_MS });
+      await requestJson(routerNc, this.subjects.edgeRpc(id), {}, { timeoutMs: PROBE_TIMEOUT_MS });
       return true;
     });
     await this.until('demo edge presence', 'edge', async () => {
@@ -374,7 +468,9 @@ export class Stack {
 
   /**
    * Enrolls the demo edge for the demo owner, reusing the connector named `demo-edge` (or
-   * `demoEdgeName`) when it exists, through the same history request the enrollment endpoint uses.
+   * `demoEdgeName`) when it exists, through the same history requests the enrollment and
+   * rotation endpoints use. A reused connector gets new credentials (its old ones stop working):
+   * a NATS user's seed is never stored, so there is nothing else to start the edge with.
    */
   async enrollDemoEdge(): Promise<DemoEdge> {
     const nc = await this.nats();
@@ -390,22 +486,27 @@ export class Stack {
     );
     const name = this.options.demoEdgeName ?? 'demo-edge';
     const existing = listed.connectors.find((connector) => connector.name === name);
-    if (existing) {
-      this.edge = { id: existing.id, token: edgeToken(this.options.edgeSecret, existing.id) };
-      return this.edge;
-    }
-    const enrolled: ConnectorEnrollReply = await requestService(
-      nc,
-      this.subjects,
-      'historyConnectorEnroll',
-      {
-        actor_id: owner,
-        name,
-        device: 'demo',
-      },
-      { timeoutMs: 5_000 },
-    );
+    const enrolled: ConnectorEnrollReply = existing
+      ? await requestService(
+          nc,
+          this.subjects,
+          'historyConnectorRotate',
+          { actor_id: owner, edge_id: existing.id },
+          { timeoutMs: 5_000 },
+        )
+      : await requestService(
+          nc,
+          this.subjects,
+          'historyConnectorEnroll',
+          { actor_id: owner, name, device: 'demo' },
+          { timeoutMs: 5_000 },
+        );
     this.edge = { id: enrolled.connector.id, token: enrolled.edge_token };
+    if (enrolled.nats_creds) {
+      mkdirSync(this.options.edgeDataDir, { recursive: true, mode: 0o700 });
+      this.edge.credsFile = resolve(this.options.edgeDataDir, 'nats.creds');
+      writeFileSync(this.edge.credsFile, enrolled.nats_creds, { mode: 0o600 });
+    }
     return this.edge;
   }
 
@@ -432,6 +533,8 @@ export class Stack {
     }
     await this.nc?.close();
     this.nc = undefined;
+    await this.routerNc?.close();
+    this.routerNc = undefined;
     await this.fakeProvider?.stop();
     this.fakeProvider = undefined;
     await this.claudeProvider?.stop();

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
-import { DEV_HISTORY_KEY, Stack } from './launcher.js';
+import { DEV_HISTORY_KEY, natsOptionsFromEnv, Stack } from './launcher.js';
 
 const run = promisify(execFile);
 const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
@@ -119,6 +119,7 @@ const geminiEnv: Record<string, string> =
 
 const stack = new Stack({
   natsUrl: env.TETHER_NATS_URL ?? 'nats://127.0.0.1:4222',
+  ...natsOptionsFromEnv(env),
   redisUrl: env.TETHER_REDIS_URL ?? 'redis://127.0.0.1:6379',
   databaseUrl,
   namespace: env.TETHER_NAMESPACE ?? 'tether',

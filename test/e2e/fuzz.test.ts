@@ -201,9 +201,13 @@ describe.each([
     const before = await settled();
     await fc.assert(
       fc.asyncProperty(hostileUpdate(valid), async (update) => {
-        const reply = await nc.request(e2e.stack.subjects.requests.routerSessionUpdate, encodeJson(update), {
-          timeout: 10_000,
-        });
+        const reply = await nc.request(
+          e2e.stack.subjects.sessionUpdateOf(intruder.connector.id),
+          encodeJson(update),
+          {
+            timeout: 10_000,
+          },
+        );
         const answer = decodeJson<{ ok?: boolean; error?: unknown }>(reply.data, journal);
         // Only an update naming the intruder's own session could be stored; this one names hers.
         expect(answer.ok).not.toBe(true);

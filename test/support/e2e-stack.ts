@@ -4,9 +4,39 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack, type StackOptions } from '../../scripts/stack/launcher.js';
+import { Subjects } from '#contracts';
+import { Stack, type NatsIdentities, type StackOptions } from '../../scripts/stack/launcher.js';
 import { createTestDatabase, testServices, uniqueNamespace, type TestDatabase } from './environment.js';
 import { ApiClient, freePort, signToken } from './http.js';
+import { startOperatorNats, type OperatorNats } from './nats-operator.js';
+
+/** Set by a suite that runs the e2e flow against a nats-server in operator mode on this port. */
+let operatorNatsPort: number | undefined;
+
+/**
+ * Every stack this suite starts runs on its own nats-server in operator mode (the shipped
+ * configuration), each service with its own credentials and the demo edge with the NATS user
+ * its enrollment minted.
+ */
+export function useOperatorNats(port: number): void {
+  operatorNatsPort = port;
+}
+
+/** Operator-mode identities of the services, and history's edge authority variables. */
+function identities(nats: OperatorNats): NatsIdentities {
+  const { deployment } = nats;
+  return {
+    api: nats.credsPath('api'),
+    router: nats.credsPath('session-router'),
+    history: nats.credsPath('history'),
+    edgeAuthority: {
+      TETHER_NATS_ACCOUNT: deployment.account,
+      TETHER_NATS_ACCOUNT_SIGNING_KEY: deployment.seeds.accountSigning,
+      TETHER_NATS_OPERATOR_SIGNING_KEY: deployment.seeds.operatorSigning,
+      TETHER_NATS_SYSTEM_CREDS: nats.credsPath('system'),
+    },
+  };
+}
 
 export interface E2eStackOptions {
   /** Names the database, namespace and folders of the suite. */
@@ -36,18 +66,25 @@ export async function startE2eStack(options: E2eStackOptions): Promise<E2eStack>
   const projectDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-project-`));
   const edgeDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-edge-`));
   let stack: Stack | undefined;
+  let operatorNats: OperatorNats | undefined;
   const close = async () => {
     await stack?.down();
+    await operatorNats?.stop();
     await database.drop();
     rmSync(projectDir, { recursive: true, force: true });
     rmSync(edgeDir, { recursive: true, force: true });
   };
   try {
+    const namespace = uniqueNamespace(options.label);
+    if (operatorNatsPort !== undefined) {
+      operatorNats = await startOperatorNats(new Subjects(namespace), operatorNatsPort);
+    }
     stack = new Stack({
-      natsUrl: services.natsUrl,
+      natsUrl: operatorNats?.url ?? services.natsUrl,
+      ...(operatorNats && { natsIdentities: identities(operatorNats) }),
       redisUrl: services.redisUrl,
       databaseUrl: database.url,
-      namespace: uniqueNamespace(options.label),
+      namespace,
       httpHost: '127.0.0.1',
       httpPort: await freePort(),
       jwtSecret: options.jwtSecret,

@@ -5,7 +5,7 @@ describe('api config', () => {
   it('reads the defaults with an HS256 secret', () => {
     const config = loadConfig(apiConfigSchema, { TETHER_JWT_SECRET: 'a-development-secret' });
     expect(config).toEqual({
-      natsUrl: 'nats://127.0.0.1:4222',
+      nats: { servers: ['nats://127.0.0.1:4222'] },
       namespace: 'tether',
       logLevel: 'log',
       http: { host: '0.0.0.0', port: 8080 },

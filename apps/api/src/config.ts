@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intVar, logLevelVar, natsUrlVar } from '#config';
+import { checkNatsEnv, intVar, logLevelVar, natsEnv, natsSettings, type NatsSettings } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 
 /** A shared secret shorter than this is too easy to guess for HS256. */
@@ -33,7 +33,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 const envSchema = z.object({
-  TETHER_NATS_URL: natsUrlVar(),
+  ...natsEnv,
   TETHER_NAMESPACE: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
@@ -61,7 +61,7 @@ const envSchema = z.object({
 export type JwtKeySource = { kind: 'secret'; secret: string } | { kind: 'jwks'; url: string };
 
 export interface ApiConfig {
-  natsUrl: string;
+  nats: NatsSettings;
   namespace: string;
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   http: { host: string; port: number };
@@ -81,6 +81,7 @@ export interface SseConfig {
 }
 
 export const apiConfigSchema = envSchema
+  .superRefine(checkNatsEnv)
   .superRefine((env, ctx) => {
     const configured = [env.TETHER_JWT_SECRET, env.TETHER_JWT_JWKS_URL].filter(Boolean).length;
     if (configured !== 1) {
@@ -92,7 +93,7 @@ export const apiConfigSchema = envSchema
     }
   })
   .transform((env): ApiConfig => ({
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     http: { host: env.TETHER_HTTP_HOST, port: env.TETHER_HTTP_PORT },

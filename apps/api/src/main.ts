@@ -2,7 +2,7 @@ import '#telemetry/register';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '#config';
-import { Subjects } from '#contracts';
+import { inboxPrefix, Subjects } from '#contracts';
 import { connectNats } from '#messaging';
 import { createApiApp } from './app.js';
 import { apiConfigSchema } from './config.js';
@@ -11,8 +11,12 @@ import { instrumentApi } from './common/telemetry.js';
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Api');
   const config = loadConfig(apiConfigSchema);
-  const nc = await connectNats({ servers: config.natsUrl, name: 'api' });
   const subjects = new Subjects(config.namespace);
+  const nc = await connectNats({
+    ...config.nats,
+    name: 'api',
+    inboxPrefix: inboxPrefix(subjects, 'api'),
+  });
   const app = await createApiApp({ config, nc, subjects });
   instrumentApi(app, nc);
   await app.listen(config.http.port, config.http.host);

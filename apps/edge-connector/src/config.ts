@@ -1,6 +1,15 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { boolVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import {
+  boolVar,
+  checkNatsEnv,
+  intVar,
+  loadConfig,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+  type NatsSettings,
+} from '#config';
 import { DEFAULT_NAMESPACE, Limits, isEdgeId } from '#contracts';
 import { metricsPortVar, type MetricsPort } from '#telemetry';
 
@@ -48,7 +57,7 @@ const declaredAgentsVar = () =>
   );
 
 const envSchema = z.object({
-  TETHER_NATS_URL: natsUrlVar(),
+  ...natsEnv,
   TETHER_NAMESPACE: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
@@ -87,7 +96,8 @@ const envSchema = z.object({
 });
 
 export interface EdgeConfig {
-  natsUrl: string;
+  /** Seed URLs, and the edge's own NATS credentials and TLS material when the cluster wants them. */
+  nats: NatsSettings;
   namespace: string;
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   edgeId: string;
@@ -127,10 +137,10 @@ const commaList = (value: string | undefined): string[] =>
     .map((name) => name.trim())
     .filter(Boolean);
 
-export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => {
+export const edgeConfigSchema = envSchema.superRefine(checkNatsEnv).transform((env): EdgeConfig => {
   const dataDir = env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`;
   return {
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     edgeId: env.TETHER_EDGE_ID,

@@ -3,7 +3,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { LogLevel } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Subjects } from '#contracts';
+import { inboxPrefix, Subjects } from '#contracts';
 import { connectNats } from '#messaging';
 import { createAgentDriver } from './agent/driver-registry.js';
 import { AppModule } from './app.module.js';
@@ -32,8 +32,12 @@ export interface RunningEdge {
 
 export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
   const driver = await createAgentDriver(config);
-  const nc = await connectNats({ servers: config.natsUrl, name: `edge-connector-${config.edgeId}` });
   const subjects = new Subjects(config.namespace);
+  const nc = await connectNats({
+    ...config.nats,
+    name: `edge-connector-${config.edgeId}`,
+    inboxPrefix: inboxPrefix(subjects, 'edge', config.edgeId),
+  });
   const app = await NestFactory.createApplicationContext(
     AppModule.register({ config, nc, subjects, driver }),
     {

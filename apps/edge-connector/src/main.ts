@@ -24,5 +24,16 @@ const stop = (signal: string): void => {
     },
   );
 };
+// The client reconnects forever, except when the server refuses its credentials again after a
+// drop: a rotated or deleted connector. Nothing can recover that but new credentials, so stop.
+void edge.nc.closed().then((error) => {
+  if (stopping) return;
+  stopping = true;
+  log.error(
+    `NATS closed the connection for good (${error?.message ?? 'closed'}); stopping. A rotated or deleted ` +
+      'connector needs new credentials from the api.',
+  );
+  edge.close().finally(() => process.exit(1));
+});
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));

@@ -1,6 +1,6 @@
 import { Logger, type INestMicroservice, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { QUEUE_GROUPS, Subjects } from '#contracts';
+import { QUEUE_GROUPS, inboxPrefix, Subjects } from '#contracts';
 import { connectNats, NatsTransport, RpcErrorFilter } from '#messaging';
 import { AppModule } from './app.module.js';
 import type { HistoryConfig } from './config.js';
@@ -14,8 +14,12 @@ const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbo
  * drains the NATS connection, in that order.
  */
 export async function startHistory(config: HistoryConfig): Promise<INestMicroservice> {
-  const nc = await connectNats({ servers: config.natsUrl, name: 'history' });
   const subjects = new Subjects(config.namespace);
+  const nc = await connectNats({
+    ...config.nats,
+    name: 'history',
+    inboxPrefix: inboxPrefix(subjects, 'history'),
+  });
   try {
     const app = await NestFactory.createMicroservice(AppModule.register({ config, nc, subjects }), {
       strategy: new NatsTransport(nc, { queue: QUEUE_GROUPS.history, subjects }),

@@ -1,7 +1,20 @@
 import { z } from 'zod';
-import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import {
+  checkNatsEnv,
+  databaseUrlVar,
+  intVar,
+  loadConfig,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+} from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar } from '#telemetry';
+import {
+  checkEdgeAuthorityEnv,
+  edgeAuthorityEnv,
+  edgeAuthoritySettings,
+} from './connectors/edge-authority.config.js';
 
 /** Journal messages handed to one history replica before it must ack some (see journal.consumer.ts). */
 export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 2048;
@@ -30,7 +43,7 @@ export const AUTHORIZE_POOL_CONNECTIONS = 2;
 /** The history service's environment, validated once at boot. */
 export const historyConfigSchema = z
   .object({
-    TETHER_NATS_URL: natsUrlVar(),
+    ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -61,6 +74,7 @@ export const historyConfigSchema = z
     ),
     /** /metrics, /healthz, /readyz (docs/observability.md). */
     TETHER_METRICS_PORT: metricsPortVar(9466),
+    ...edgeAuthorityEnv,
   })
   .refine(
     (env) =>
@@ -70,8 +84,10 @@ export const historyConfigSchema = z
       path: ['TETHER_JOURNAL_WRITE_CONCURRENCY'],
     },
   )
+  .superRefine(checkNatsEnv)
+  .superRefine(checkEdgeAuthorityEnv)
   .transform((env) => ({
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     databaseUrl: env.TETHER_DATABASE_URL,
@@ -93,6 +109,7 @@ export const historyConfigSchema = z
       },
     },
     metricsPort: env.TETHER_METRICS_PORT,
+    edgeAuthority: edgeAuthoritySettings(env),
   }));
 
 export type HistoryConfig = z.infer<typeof historyConfigSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intVar, loadConfig, logLevelVar, natsUrlVar, redisUrlVar } from '#config';
+import { checkNatsEnv, intVar, loadConfig, logLevelVar, natsEnv, natsSettings, redisUrlVar } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar } from '#telemetry';
 
@@ -15,7 +15,7 @@ const EDGE_LIVENESS_CHECK_DEFAULT_MS = 250;
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
   .object({
-    TETHER_NATS_URL: natsUrlVar(),
+    ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -60,8 +60,9 @@ export const routerConfigSchema = z
      */
     TETHER_EDGE_LIVENESS_CHECK_MS: intVar(EDGE_LIVENESS_CHECK_DEFAULT_MS, 50, 5_000),
   })
+  .superRefine(checkNatsEnv)
   .transform((env) => ({
-    natsUrl: env.TETHER_NATS_URL,
+    nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     redisUrl: env.TETHER_REDIS_URL,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LogLevel } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { QUEUE_GROUPS, Subjects } from '#contracts';
+import { QUEUE_GROUPS, inboxPrefix, Subjects } from '#contracts';
 import { NatsTransport, RpcErrorFilter, connectNats } from '#messaging';
 import { AppModule } from './app.module.js';
 import type { RouterConfig } from './config.js';
@@ -20,8 +20,12 @@ export interface RunningRouter {
 
 /** Builds and starts one router process (main.ts and the integration suites both use it). */
 export async function startRouter(config: RouterConfig): Promise<RunningRouter> {
-  const nc = await connectNats({ servers: config.natsUrl, name: 'session-router' });
   const subjects = new Subjects(config.namespace);
+  const nc = await connectNats({
+    ...config.nats,
+    name: 'session-router',
+    inboxPrefix: inboxPrefix(subjects, 'session-router'),
+  });
   const levels = LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1);
   let app: INestMicroservice;
   try {

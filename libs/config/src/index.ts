@@ -51,15 +51,10 @@ export function boolVar(fallback: boolean) {
 }
 
 /** The connection settings every service shares. */
-export const natsUrlVar = () =>
-  z
-    .string()
-    .default('nats://127.0.0.1:4222')
-    .refine(
-      (value) => value.split(',').every((server) => /^(nats|tls|ws|wss):\/\/[^\s]+$/.test(server)),
-      'must be a comma-separated list of nats:// URLs',
-    );
 export const redisUrlVar = () => urlVar(['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
 export const databaseUrlVar = () =>
   urlVar(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/tether');
 export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');
+
+export { natsUrlVar, natsEnv, checkNatsEnv, natsSettings, natsSettingsFromUrl } from './nats.js';
+export type { NatsEnv, NatsSettings, NatsTlsSettings } from './nats.js';

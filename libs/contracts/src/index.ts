@@ -56,6 +56,7 @@ export type {
   AuditPayload,
   JournalNoticePayload,
   GrantsChangedNotice,
+  EdgeCredentialsChangedNotice,
 } from './subjects.js';
 export {
   RPC_ERROR_CODES,
@@ -95,6 +96,11 @@ export type {
   ConnectorListReply,
   ConnectorEnrollRequest,
   ConnectorEnrollReply,
+  ConnectorRotateRequest,
+  ConnectorDeleteRequest,
+  ConnectorDeleteReply,
+  EdgeCredentialRequest,
+  EdgeCredentialReply,
   HistorySessionsRequest,
   HistorySessionsReply,
   HistorySessionScope,
@@ -130,7 +136,20 @@ export type {
   LifecycleEventData,
   LifecycleEventType,
 } from './internal.js';
-export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
+export { edgeToken, verifyEdgeToken, tokenGeneration } from './edge-credentials.js';
+export {
+  SERVICE_IDENTITIES,
+  RESPONSE_PERMISSION_TTL_MS,
+  inboxPrefix,
+  apiPermissions,
+  routerPermissions,
+  historyPermissions,
+  edgePermissions,
+  subscriberPermissions,
+  servicePermissions,
+  permissionsMarkdown,
+} from './nats-permissions.js';
+export type { ServiceIdentity, NatsIdentity, NatsPermissions } from './nats-permissions.js';
 export { parseLifecycleEvent } from './lifecycle-consumer.js';
 export type { LifecycleParse } from './lifecycle-consumer.js';
 export { toWire } from './wire.js';

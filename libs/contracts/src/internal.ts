@@ -17,6 +17,8 @@ export const RPC_ERROR_CODES = [
   'connector_not_found',
   'access_not_found',
   'conflict',
+  /** A per-actor bound (connectors, accesses) is reached; nothing was created. */
+  'limit_reached',
   'unavailable',
   'internal',
 ] as const;
@@ -197,20 +199,52 @@ export interface ConnectorRecord {
   name: string;
   device?: string;
 }
+/** One page of the actor's connectors, oldest first; `after` is the last id of the page before. */
 export interface ConnectorListRequest {
   actor_id: string;
+  after?: string;
+  /** 1..CONNECTORS_LIST_MAX; CONNECTORS_LIST_MAX when absent. */
+  limit?: number;
 }
 export interface ConnectorListReply {
   connectors: ConnectorRecord[];
+  /** Set when more connectors follow: the `after` of the next page. */
+  next_after?: string;
 }
 export interface ConnectorEnrollRequest {
   actor_id: string;
   name: string;
   device?: string;
 }
+/** A connector's credentials, minted at enrollment and again at every rotation. */
 export interface ConnectorEnrollReply {
   connector: ConnectorRecord;
   edge_token: string;
+  /**
+   * The edge's own NATS user as a `.creds` file (JWT and seed), when the deployment runs NATS
+   * with decentralised auth (docs/security.md); absent on an open development NATS.
+   */
+  nats_creds?: string;
+}
+/** api → history: new credentials for one of the actor's connectors; the old ones stop working. */
+export interface ConnectorRotateRequest {
+  actor_id: string;
+  edge_id: string;
+}
+/** api → history: delete one of the actor's connectors and revoke its credentials. */
+export interface ConnectorDeleteRequest {
+  actor_id: string;
+  edge_id: string;
+}
+export interface ConnectorDeleteReply {
+  connector: ConnectorRecord;
+}
+/** router → history: which token generation an edge holds now (connector_not_found: none). */
+export interface EdgeCredentialRequest {
+  edge_id: string;
+}
+export interface EdgeCredentialReply {
+  generation: number;
 }
 
 /** router → history: one page of stored sessions for (actor, access, edge). */

@@ -86,6 +86,13 @@ export const LEASE_REAPER_INTERVAL_MS = 1_000;
 /** Sessions list and connectors list page sizes [§2.1, §2.3]. */
 export const SESSIONS_PAGE_SIZE = 50;
 export const CONNECTORS_LIST_MAX = 100;
+/**
+ * Per-actor bounds (issue 11): enrollment past CONNECTORS_PER_ACTOR_MAX and saved accesses past
+ * ACCESSES_PER_ACTOR_MAX are refused with 409 `limit_reached`. A person has a handful of
+ * machines; the bounds stop a script from filling Postgres or the NATS revocation list.
+ */
+export const CONNECTORS_PER_ACTOR_MAX = 50;
+export const ACCESSES_PER_ACTOR_MAX = 500;
 export const ACCESSES_PAGE_SIZE_DEFAULT = 20;
 export const ACCESSES_PAGE_SIZE_MAX = 100;
 

@@ -345,6 +345,9 @@ describe('requestSchemas', () => {
       project_root: '/p',
     },
     routerPresence: { edge_ids: ['1', '2'] },
+    historyConnectorRotate: { actor_id: 'alice', edge_id: '7' },
+    historyConnectorDelete: { actor_id: 'alice', edge_id: '7' },
+    historyEdgeCredential: { edge_id: '7' },
     routerSessionUpdate: {
       edge_id: '42',
       edge_token: 't'.repeat(43),

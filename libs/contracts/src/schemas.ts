@@ -704,12 +704,17 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
   }),
   historyConnectorList: z.strictObject({
     actor_id: actorIdSchema,
+    after: edgeIdSchema.optional(),
+    limit: z.int().min(1).max(CONNECTORS_LIST_MAX).optional(),
   }),
   historyConnectorEnroll: z.strictObject({
     actor_id: actorIdSchema,
     name: nameSchema,
     device: deviceSchema.optional(),
   }),
+  historyConnectorRotate: z.strictObject({ actor_id: actorIdSchema, edge_id: edgeIdSchema }),
+  historyConnectorDelete: z.strictObject({ actor_id: actorIdSchema, edge_id: edgeIdSchema }),
+  historyEdgeCredential: z.strictObject({ edge_id: edgeIdSchema }),
   historySessions: z.strictObject({
     actor_id: actorIdSchema,
     access_id: internalIdSchema,

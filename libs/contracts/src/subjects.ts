@@ -12,6 +12,11 @@ import type {
   AuthorizeRequest,
   ConnectorEnrollReply,
   ConnectorEnrollRequest,
+  ConnectorRotateRequest,
+  ConnectorDeleteRequest,
+  ConnectorDeleteReply,
+  EdgeCredentialRequest,
+  EdgeCredentialReply,
   ConnectorListReply,
   ConnectorListRequest,
   EdgeHeartbeat,
@@ -59,7 +64,11 @@ const REQUEST_VERBS = {
   routerEdgeAgent: 'router.edge-agent',
   /** api → router: which edges are online. */
   routerPresence: 'router.presence',
-  /** edge → router: a session changed; acked once the journal holds it. */
+  /**
+   * edge → router: a session changed; acked once the journal holds it. Each edge publishes on its
+   * own subject below this one (`<ns>.router.session-update.<edgeId>`, see `sessionUpdateOf`), so
+   * a NATS permission can hold an edge to its own id.
+   */
   routerSessionUpdate: 'router.session-update',
   /** api/router → history. */
   historyAuthorize: 'history.authorize',
@@ -69,6 +78,10 @@ const REQUEST_VERBS = {
   historyAccessDelete: 'history.access-delete',
   historyConnectorList: 'history.connector-list',
   historyConnectorEnroll: 'history.connector-enroll',
+  historyConnectorRotate: 'history.connector-rotate',
+  historyConnectorDelete: 'history.connector-delete',
+  /** router → history: an edge's current token generation (checked on heartbeats and updates). */
+  historyEdgeCredential: 'history.edge-credential',
   historySessions: 'history.sessions',
   /** router → history: stored sessions (resume seed, offline view, windows, rename, delete, transcript). */
   historyResumeSeed: 'history.resume-seed',
@@ -87,8 +100,20 @@ export type RequestName = keyof typeof REQUEST_VERBS;
 /** Every subject and stream name of one namespace (docs/architecture.md "Names"). */
 export class Subjects {
   readonly requests: { readonly [K in RequestName]: string };
-  /** edge → routers (plain publish, queue group): presence, installations, capacity. */
+  /**
+   * edge → routers (plain publish, queue group): presence, installations, capacity. This is the
+   * wildcard the routers subscribe to; each edge publishes on its own `edgeHeartbeatOf(id)`.
+   */
   readonly edgeHeartbeat: string;
+  /** What the routers subscribe to for session updates: every edge's `sessionUpdateOf(id)`. */
+  readonly sessionUpdateWildcard: string;
+  /** Every edge's RPC subject (only the router may publish here). */
+  readonly edgeRpcWildcard: string;
+  /**
+   * Core NATS, history → router replicas: an edge's credentials were rotated or revoked; cached
+   * token generations of that edge are dropped. Not stored.
+   */
+  readonly edgeCredentialsChanged: string;
   readonly revisionWildcard: string;
   readonly journalWildcard: string;
   readonly lifecycleWildcard: string;
@@ -117,7 +142,10 @@ export class Subjects {
       requests[name as RequestName] = `${namespace}.${verb}`;
     }
     this.requests = requests;
-    this.edgeHeartbeat = `${namespace}.edge.heartbeat`;
+    this.edgeHeartbeat = `${namespace}.edge.*.heartbeat`;
+    this.sessionUpdateWildcard = `${this.requests.routerSessionUpdate}.*`;
+    this.edgeRpcWildcard = `${namespace}.edge.*.rpc`;
+    this.edgeCredentialsChanged = `${namespace}.history.edge-credentials-changed`;
     this.revisionWildcard = `${namespace}.session.*.rev`;
     this.journalWildcard = `${namespace}.session.*.journal`;
     this.lifecycleWildcard = `${namespace}.session.*.lifecycle`;
@@ -130,6 +158,39 @@ export class Subjects {
   /** `<ns>.edge.<edgeId>.rpc`: router → one edge, carrying edge_agent_v1. */
   edgeRpc(edgeId: string): string {
     return `${this.namespace}.edge.${edgeId}.rpc`;
+  }
+  /** `<ns>.edge.<edgeId>.heartbeat`: one edge's heartbeats. */
+  edgeHeartbeatOf(edgeId: string): string {
+    return `${this.namespace}.edge.${edgeId}.heartbeat`;
+  }
+  /** `<ns>.router.session-update.<edgeId>`: one edge's session updates (request/reply). */
+  sessionUpdateOf(edgeId: string): string {
+    return `${this.requests.routerSessionUpdate}.${edgeId}`;
+  }
+  /**
+   * The edge id a per-edge subject names (`edgeHeartbeatOf`, `sessionUpdateOf`, `edgeRpc`), or
+   * null. NATS permissions hold each edge to its own subjects, so this id is who published.
+   */
+  edgeIdOfSubject(subject: string): string | null {
+    const prefix = `${this.requests.routerSessionUpdate}.`;
+    if (subject.startsWith(prefix)) {
+      const id = subject.slice(prefix.length);
+      return id && !id.includes('.') ? id : null;
+    }
+    const parts = subject.split('.');
+    return parts.length === 4 && parts[0] === this.namespace && parts[1] === 'edge'
+      ? (parts[2] ?? null)
+      : null;
+  }
+  /**
+   * The subject a request goes to: the service's own subject, except a session update, which
+   * goes to the publishing edge's own subject.
+   */
+  requestSubject<N extends RequestName>(name: N, payload: RequestOf<N>): string {
+    if (name === 'routerSessionUpdate') {
+      return this.sessionUpdateOf((payload as RequestOf<'routerSessionUpdate'>).edge_id);
+    }
+    return this.requests[name];
   }
   /** Durable journal of one session (stored in the sessions stream). */
   sessionJournal(sessionId: string): string {
@@ -166,6 +227,9 @@ export interface RequestMap {
   historyAccessDelete: [AccessDeleteRequest, AccessReply];
   historyConnectorList: [ConnectorListRequest, ConnectorListReply];
   historyConnectorEnroll: [ConnectorEnrollRequest, ConnectorEnrollReply];
+  historyConnectorRotate: [ConnectorRotateRequest, ConnectorEnrollReply];
+  historyConnectorDelete: [ConnectorDeleteRequest, ConnectorDeleteReply];
+  historyEdgeCredential: [EdgeCredentialRequest, EdgeCredentialReply];
   historySessions: [HistorySessionsRequest, HistorySessionsReply];
   historyResumeSeed: [HistoryResumeSeedRequest, HistoryResumeSeedReply];
   historySnapshot: [HistorySnapshotRequest, HistorySnapshotReply];
@@ -187,4 +251,8 @@ export type JournalNoticePayload = JournalNotice;
 /** The payload of `grantsChanged`: whose grants changed (the actor's whole cache is dropped). */
 export interface GrantsChangedNotice {
   actor_id: string;
+}
+/** The payload of `edgeCredentialsChanged`: whose credentials changed. */
+export interface EdgeCredentialsChangedNotice {
+  edge_id: string;
 }

@@ -30,7 +30,10 @@ export interface NatsTransportOptions {
 
 /** The subject a handler pattern stands for in this deployment's namespace. */
 function subjectOf(subjects: Subjects, pattern: string): string {
+  // Per-edge subjects: the service subscribes to all of them; the handler reads the edge id
+  // from the subject (NatsRequestContext) and holds the payload to it.
   if (pattern === 'edgeHeartbeat') return subjects.edgeHeartbeat;
+  if (pattern === 'routerSessionUpdate') return subjects.sessionUpdateWildcard;
   const subject = (subjects.requests as Record<string, string | undefined>)[pattern];
   if (!subject) throw new Error(`Unknown message pattern ${pattern}.`);
   return subject;

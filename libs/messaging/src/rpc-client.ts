@@ -121,7 +121,7 @@ export async function requestService<N extends RequestName>(
   payload: RequestOf<N>,
   options: RequestOptions,
 ): Promise<RequestMap[N][1]> {
-  const subject = subjects.requests[name];
+  const subject = subjects.requestSubject(name, payload);
   const reply = await requestJson<unknown>(nc, subject, payload, options);
   if (isRpcError(reply)) throw new RpcRemoteError(subject, reply.error.code, reply.error.message);
   return reply as RequestMap[N][1];

@@ -37,7 +37,7 @@ export class EdgeBus {
     this.natsUrl = (await testServices()).natsUrl;
     this.subjects = new Subjects(uniqueNamespace(this.prefix));
     this.nc = await connectNats({ servers: this.natsUrl, name: `${this.prefix}-test` });
-    this.responder = this.nc.subscribe(this.subjects.requests.routerSessionUpdate, {
+    this.responder = this.nc.subscribe(this.subjects.sessionUpdateWildcard, {
       callback: (_error, msg) => {
         this.updates.push(decodeJson<SessionUpdate>(msg.data));
         msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: this.updates.length, duplicate: false }));

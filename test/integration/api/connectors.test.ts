@@ -26,7 +26,7 @@ describe('connectors', () => {
         { id: '1002', name: 'server', online: false },
       ],
     });
-    expect(api.standIns.received('historyConnectorList')).toEqual([{ actor_id: ALICE }]);
+    expect(api.standIns.received('historyConnectorList')).toEqual([{ actor_id: ALICE, limit: 100 }]);
     expect(api.standIns.received('routerPresence')).toEqual([{ edge_ids: [EDGE, '1002'] }]);
   });
 
@@ -37,6 +37,73 @@ describe('connectors', () => {
     const response = await call(api, 'GET', PATH, { token: alice });
     expect(response.body['data']).toHaveLength(100);
     expect((api.standIns.received('routerPresence')[0]?.['edge_ids'] as string[]).length).toBe(100);
+  });
+
+  it('pages the list: `limit` and `cursor` in, `next_cursor` beside the unchanged `data`', async () => {
+    api.standIns.handlers.historyConnectorList = (payload) =>
+      payload['after'] === undefined
+        ? { connectors: [{ id: EDGE, name: 'laptop' }], next_after: EDGE }
+        : { connectors: [{ id: '1002', name: 'server' }] };
+    const first = await call(api, 'GET', `${PATH}?limit=1`, { token: alice });
+    expect(first.body).toEqual({
+      code: 200,
+      message: 'success',
+      data: [{ id: EDGE, name: 'laptop', online: true }],
+      next_cursor: EDGE,
+    });
+    const second = await call(api, 'GET', `${PATH}?limit=1&cursor=${EDGE}`, { token: alice });
+    expect(second.body).toEqual({
+      code: 200,
+      message: 'success',
+      data: [{ id: '1002', name: 'server', online: false }],
+    });
+    expect(api.standIns.received('historyConnectorList')).toEqual([
+      { actor_id: ALICE, limit: 1 },
+      { actor_id: ALICE, limit: 1, after: EDGE },
+    ]);
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=0', 'cursor=abc']) {
+      const refused = await call(api, 'GET', `${PATH}?${query}`, { token: alice });
+      expect(refused.status).toBe(400);
+    }
+    expect(api.standIns.received('historyConnectorList')).toHaveLength(2);
+  });
+
+  it('deletes the caller’s connector, and answers 404 for anyone else’s or a malformed id', async () => {
+    const bob = await token('bob');
+    for (const [who, id] of [
+      [bob, EDGE],
+      [alice, '1002'],
+      [alice, '0'],
+      [alice, 'not-an-id'],
+    ] as const) {
+      const refused = await call(api, 'DELETE', `${PATH}/${id}`, { token: who });
+      expect(refused.status).toBe(404);
+      expect(refused.body).toEqual({ code: 404, message: 'connector not found' });
+    }
+    const deleted = await call(api, 'DELETE', `${PATH}/${EDGE}`, { token: alice });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body['data']).toEqual({ id: EDGE, name: 'laptop' });
+    const readOnly = await call(api, 'DELETE', `${PATH}/${EDGE}`, {
+      token: await token(ALICE, { permissions: ['ai.access.use'] }),
+    });
+    expect(readOnly.status).toBe(403);
+  });
+
+  it('rotates the caller’s connector credentials and returns the new ones', async () => {
+    const rotated = await call(api, 'POST', `${PATH}/${EDGE}/credentials`, { token: alice });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body['data']).toEqual({
+      connector: { id: EDGE, name: 'laptop' },
+      edge_token: '1.rotated-token',
+      nats_creds: 'creds-text',
+      env: {
+        TETHER_EDGE_ID: EDGE,
+        TETHER_EDGE_TOKEN: '1.rotated-token',
+        TETHER_NAMESPACE: api.subjects.namespace,
+      },
+    });
+    const foreign = await call(api, 'POST', `${PATH}/1002/credentials`, { token: alice });
+    expect(foreign.status).toBe(404);
   });
 
   it('lists connectors as offline when the router is down', async () => {

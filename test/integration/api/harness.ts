@@ -88,6 +88,14 @@ export const DEFAULT_HANDLERS: Partial<Record<RequestName, Handler>> = {
     },
     edge_token: 'edge-token-value',
   }),
+  historyConnectorRotate: (payload) =>
+    payload['actor_id'] === ALICE && payload['edge_id'] === EDGE
+      ? { connector: { id: EDGE, name: 'laptop' }, edge_token: '1.rotated-token', nats_creds: 'creds-text' }
+      : rpcError('connector_not_found'),
+  historyConnectorDelete: (payload) =>
+    payload['actor_id'] === ALICE && payload['edge_id'] === EDGE
+      ? { connector: { id: EDGE, name: 'laptop' } }
+      : rpcError('connector_not_found'),
   historyAccessList: (payload) => ({
     items: [ACCESS],
     total: 1,
@@ -176,7 +184,7 @@ export async function startApi(
   const apiNc = await connect({ servers: natsUrl, name: `api-${label}` });
   const standInNc = await connect({ servers: natsUrl, name: `standins-${label}` });
   const config: ApiConfig = {
-    natsUrl,
+    nats: { servers: [natsUrl] },
     namespace,
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },
@@ -190,6 +198,8 @@ export async function startApi(
     'routerPresence',
     'historyConnectorList',
     'historyConnectorEnroll',
+    'historyConnectorRotate',
+    'historyConnectorDelete',
     'historyAccessList',
     'historyAccessCreate',
     'historyAccessUpdate',

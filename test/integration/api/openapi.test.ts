@@ -133,7 +133,7 @@ beforeAll(async () => {
   const namespace = uniqueNamespace('openapi');
   nc = await connect({ servers: natsUrl, name: 'api-openapi' });
   const config: ApiConfig = {
-    natsUrl,
+    nats: { servers: [natsUrl] },
     namespace,
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },

@@ -49,7 +49,7 @@ beforeAll(async () => {
   natsUrl = services.natsUrl;
   subjects = new Subjects(uniqueNamespace('codexedge'));
   nc = await connectNats({ servers: natsUrl, name: 'codex-edge-test' });
-  responder = nc.subscribe(subjects.requests.routerSessionUpdate, {
+  responder = nc.subscribe(subjects.sessionUpdateWildcard, {
     callback: (_error, msg) => {
       updates.push(decodeJson<SessionUpdate>(msg.data));
       msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));

@@ -81,7 +81,7 @@ describe('edge files over NATS', () => {
     nc = await connectNats({ servers: services.natsUrl, name: 'edge-files-test' });
     // The router's session-update subject: ack everything.
     let sequence = 0;
-    responder = nc.subscribe(subjects.requests.routerSessionUpdate, {
+    responder = nc.subscribe(subjects.sessionUpdateWildcard, {
       callback: (_error, msg) => {
         sequence += 1;
         msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence, duplicate: false }));

@@ -67,7 +67,7 @@ describe('edge connector over NATS', () => {
     const namespace = uniqueNamespace('edge');
     subjects = new Subjects(namespace);
     nc = await connectNats({ servers: services.natsUrl, name: 'edge-test' });
-    responder = nc.subscribe(subjects.requests.routerSessionUpdate, {
+    responder = nc.subscribe(subjects.sessionUpdateWildcard, {
       callback: (_error, msg) => {
         const update = decodeJson<SessionUpdate>(msg.data);
         attempts.push(update);

@@ -15,7 +15,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, ensureDurableConsumer, requestService } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { answerEdgeCredentials, testServices, uniqueNamespace } from '#test-support';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
@@ -61,6 +61,8 @@ describe('lifecycle events', () => {
       }),
     );
     nc = await connectNats({ servers: natsUrl, name: 'test-lifecycle' });
+    // No history here: the edge counts as enrolled and never rotated.
+    answerEdgeCredentials(nc, subjects);
     jsm = await jetstreamManager(nc);
     await ensureDurableConsumer(jsm, subjects.sessionsStream, DURABLE, {
       filter_subject: subjects.lifecycleWildcard,

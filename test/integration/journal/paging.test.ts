@@ -64,7 +64,7 @@ describe('journal pages', () => {
     apiNc = await connectNats({ servers: services.natsUrl, name: 'test-jpage-api' });
     api = await createApiApp({
       config: {
-        natsUrl: services.natsUrl,
+        nats: { servers: [services.natsUrl] },
         namespace: h.subjects.namespace,
         logLevel: 'error',
         http: { host: '127.0.0.1', port: 0 },

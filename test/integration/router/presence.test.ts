@@ -28,8 +28,10 @@ describe('router edge presence', () => {
 
   it('reports an edge online after a valid heartbeat, and others offline', async () => {
     // The forged one first: once 301 shows up, the forged one has been handled too.
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('302', 'forged')));
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('301')));
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('302'), encodeJson(heartbeat('302', 'forged')));
+    // Another edge's id on this edge's subject: refused whatever the token.
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('304'), encodeJson(heartbeat('303')));
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('301'), encodeJson(heartbeat('301')));
     const reply = await eventually(
       () => online(['301', '302', '303']),
       (value) => value.online.length > 0,
@@ -42,33 +44,42 @@ describe('router edge presence', () => {
   });
 
   it('keeps an edge online for 2 of its announced intervals, and offline at once when it leaves', async () => {
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('304'), interval_ms: 400 }));
+    suite.nc.publish(
+      suite.subjects.edgeHeartbeatOf('307'),
+      encodeJson({ ...heartbeat('307'), interval_ms: 400 }),
+    );
     await eventually(
-      () => online(['304']),
+      () => online(['307']),
       (value) => value.online.length === 1,
     );
-    const key = `${suite.namespace}:edge:304:presence`;
+    const key = `${suite.namespace}:edge:307:presence`;
     const ttl = await suite.redis.pttl(key);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(800);
     expect(JSON.parse((await suite.redis.get(key))!)).toMatchObject({ ttl_ms: 800 });
 
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('304'), leaving: true }));
+    suite.nc.publish(
+      suite.subjects.edgeHeartbeatOf('307'),
+      encodeJson({ ...heartbeat('307'), leaving: true }),
+    );
     await eventually(
-      () => online(['304']),
+      () => online(['307']),
       (value) => value.online.length === 0,
     );
     expect(JSON.parse((await suite.redis.get(key))!)).toMatchObject({ leaving: true });
   });
 
   it('refuses a heartbeat announcing an interval outside the bounds', async () => {
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('305'), interval_ms: 5 }));
-    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('306')));
+    suite.nc.publish(
+      suite.subjects.edgeHeartbeatOf('308'),
+      encodeJson({ ...heartbeat('308'), interval_ms: 5 }),
+    );
+    suite.nc.publish(suite.subjects.edgeHeartbeatOf('309'), encodeJson(heartbeat('309')));
     await eventually(
-      () => online(['306']),
+      () => online(['309']),
       (value) => value.online.length === 1,
     );
-    expect(await suite.redis.exists(`${suite.namespace}:edge:305:presence`)).toBe(0);
+    expect(await suite.redis.exists(`${suite.namespace}:edge:308:presence`)).toBe(0);
   });
 
   it('answers an empty list for no ids', async () => {

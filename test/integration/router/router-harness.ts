@@ -13,7 +13,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { answerEdgeCredentials, testServices, uniqueNamespace } from '#test-support';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
@@ -34,6 +34,7 @@ export async function createSuite(label: string): Promise<Suite> {
   const namespace = uniqueNamespace(label);
   const subjects = new Subjects(namespace);
   const nc = await connectNats({ servers: services.natsUrl, name: `test-${label}` });
+  const credentials = answerEdgeCredentials(nc, subjects);
   const redis = new Redis(services.redisUrl);
   const routers: RunningRouter[] = [];
   return {
@@ -57,6 +58,7 @@ export async function createSuite(label: string): Promise<Suite> {
     },
     async cleanup() {
       await Promise.allSettled(routers.map((router) => router.close()));
+      credentials.unsubscribe();
       const keys: string[] = [];
       let cursor = '0';
       do {

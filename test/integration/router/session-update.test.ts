@@ -1,6 +1,6 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { result } from '#contracts';
-import { decodeJson, requestService } from '#messaging';
+import { decodeJson, encodeJson, requestService } from '#messaging';
 import type { JournalEntry, SessionUpdate } from '#contracts';
 import { createSuite, eventually, sessionId, sessionUpdate, type Suite } from './router-harness.js';
 
@@ -35,6 +35,23 @@ describe('router session updates', () => {
     });
     expect(await storedCount(sid)).toBe(0);
     expect(await suite.redis.keys(`${suite.namespace}:{${sid}}:*`)).toEqual([]);
+  });
+
+  it('refuses an update that names another edge than the subject it came on, even with that edge’s token', async () => {
+    const sid = sessionId();
+    // Edge 101's valid update, published on edge 102's subject (what edge 102 could send if it
+    // had stolen 101's token): the subject names the publisher, NATS permissions see to that.
+    const reply = decodeJson(
+      (
+        await suite.nc.request(
+          suite.subjects.sessionUpdateOf('102'),
+          encodeJson(sessionUpdate({ session_id: sid, revision: 1, edge_id: '101' })),
+          { timeout: 10_000 },
+        )
+      ).data,
+    );
+    expect(reply).toMatchObject({ error: { code: 'invalid_request' } });
+    expect(await storedCount(sid)).toBe(0);
   });
 
   it('stores the journal entry in JetStream before acknowledging, with a dedup id', async () => {

@@ -6,7 +6,7 @@ import { AuthService } from './auth.service.js';
 
 const SECRET = 'unit-test-secret-0123456789';
 const config: ApiConfig = {
-  natsUrl: 'nats://127.0.0.1:4222',
+  nats: { servers: ['nats://127.0.0.1:4222'] },
   namespace: 'tether',
   logLevel: 'log',
   http: { host: '127.0.0.1', port: 0 },

@@ -35,6 +35,8 @@ function remoteError(code: RpcErrorCode, url: string): ErrorBody | null {
       return { code: 400, message: isEdgeAgentsPath(url) ? 'invalid agent request' : 'invalid request' };
     case 'conflict':
       return { code: 409, message: 'conflict' };
+    case 'limit_reached':
+      return { code: 409, message: 'limit reached' };
     case 'unavailable':
       return UNAVAILABLE;
     case 'internal':

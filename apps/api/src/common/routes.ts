@@ -18,6 +18,8 @@ interface RouteMethods {
 const ROUTE_METHODS: readonly RouteMethods[] = [
   { pattern: /^\/api\/v1\/edge-agents$/, allow: ['POST'] },
   { pattern: /^\/api\/v1\/edge-agents\/connectors$/, allow: ['GET', 'HEAD', 'POST'] },
+  { pattern: /^\/api\/v1\/edge-agents\/connectors\/[^/]+$/, allow: ['DELETE'] },
+  { pattern: /^\/api\/v1\/edge-agents\/connectors\/[^/]+\/credentials$/, allow: ['POST'] },
   { pattern: /^\/api\/v1\/agent-accesses$/, allow: ['GET', 'HEAD', 'POST'] },
   { pattern: /^\/api\/v1\/agent-accesses\/[^/]+$/, allow: ['PUT', 'DELETE'] },
   { pattern: /^\/api\/v1\/sessions\/[^/]+\/history$/, allow: ['GET', 'HEAD'] },

@@ -155,6 +155,26 @@ const SESSION_PARAMETERS: Schema[] = [
   },
 ];
 
+/** A connector id in the path; a malformed id is 404 like someone else's. */
+const CONNECTOR_ID: Schema = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: "Connector id; a malformed id or another user's connector is 404.",
+  schema: { type: 'string' },
+};
+
+/** A per-user bound (Limits.CONNECTORS_PER_ACTOR_MAX, ACCESSES_PER_ACTOR_MAX) refuses the creation. */
+const LIMIT_REACHED: Schema = {
+  description: 'The per-user bound is reached; nothing was created.',
+  headers: NO_STORE,
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { code: { const: 409 }, message: { const: 'limit reached' } } },
+    },
+  },
+};
+
 function paths(): OpenApiDocument['paths'] {
   const accessBody = jsonBody(ref('AccessInput'), {
     example: Object.fromEntries(Object.entries(SAMPLE_ACCESS).filter(([key]) => key !== 'id')),
@@ -192,13 +212,50 @@ function paths(): OpenApiDocument['paths'] {
         operationId: 'listConnectors',
         tags: ['connectors'],
         summary: "List the caller's connectors",
-        description: `Own connectors only, at most ${Limits.CONNECTORS_LIST_MAX}; \`online\` means the edge is connected now.`,
+        description:
+          `Own connectors only, oldest first, \`limit\` (at most ${Limits.CONNECTORS_LIST_MAX}) per page; ` +
+          '`online` means the edge is connected now. `data` is the page; when more follow, the envelope also ' +
+          'holds `next_cursor`, the `cursor` of the next page.',
         'x-permissions': agentsAndConnectors,
+        parameters: [
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: `Connectors per page, 1 to ${Limits.CONNECTORS_LIST_MAX} (default); anything else is 400 \`invalid page\`.`,
+            schema: { type: 'string', pattern: '^[0-9]{1,3}$' },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The `next_cursor` of the previous page; a malformed one is 400 `invalid page`.',
+            schema: { type: 'string', pattern: '^[1-9][0-9]{0,19}$' },
+          },
+        ],
         responses: {
-          '200': ok('The connectors.', { type: 'array', items: ref('AgentConnector') }, [
-            { id: '1001', name: 'laptop', online: true, device: 'alice-mbp' },
-          ]),
-          ...authErrors(),
+          '200': {
+            ...ok('One page of connectors.', { type: 'array', items: ref('AgentConnector') }),
+            content: {
+              'application/json': {
+                schema: {
+                  ...envelope({ type: 'array', items: ref('AgentConnector') }),
+                  properties: {
+                    ...(envelope({}).properties as Record<string, Schema>),
+                    data: { type: 'array', items: ref('AgentConnector') },
+                    next_cursor: { type: 'string', description: 'Present when another page follows.' },
+                  },
+                },
+                example: {
+                  code: 200,
+                  message: 'success',
+                  data: [{ id: '1001', name: 'laptop', online: true, device: 'alice-mbp' }],
+                  next_cursor: '1001',
+                },
+              },
+            },
+          },
+          ...authErrors('400'),
         },
       },
       post: {
@@ -211,7 +268,40 @@ function paths(): OpenApiDocument['paths'] {
         requestBody: jsonBody(ref('EnrollInput'), { example: { name: 'laptop', device: 'alice-mbp' } }),
         responses: {
           '200': ok('The new connector and its credentials.', ref('Enrollment')),
+          '409': LIMIT_REACHED,
           ...authErrors('400'),
+        },
+      },
+    },
+    [path(`${CONNECTORS_PATH}/{id}`)]: {
+      parameters: [CONNECTOR_ID],
+      delete: {
+        operationId: 'deleteConnector',
+        tags: ['connectors'],
+        summary: 'Delete a connector',
+        description:
+          "Deletes the caller's connector with its saved accesses and revokes its credentials: its edge token " +
+          'stops working and its NATS user is revoked (the edge is disconnected). Anyone else gets 404.',
+        'x-permissions': ['connectors:update'],
+        responses: {
+          '200': ok('The deleted connector.', ref('ConnectorRecord')),
+          ...authErrors('404'),
+        },
+      },
+    },
+    [path(`${CONNECTORS_PATH}/{id}/credentials`)]: {
+      parameters: [CONNECTOR_ID],
+      post: {
+        operationId: 'rotateConnectorCredentials',
+        tags: ['connectors'],
+        summary: "Rotate a connector's credentials",
+        description:
+          "Mints a new edge token (and NATS user) for the caller's connector and revokes the old ones; other " +
+          'connectors are not touched. Anyone else gets 404.',
+        'x-permissions': ['connectors:update'],
+        responses: {
+          '200': ok('The connector and its new credentials.', ref('Enrollment')),
+          ...authErrors('404'),
         },
       },
     },
@@ -241,6 +331,7 @@ function paths(): OpenApiDocument['paths'] {
         requestBody: accessBody,
         responses: {
           '200': ok('The saved access.', ref('AgentAccess'), SAMPLE_ACCESS),
+          '409': LIMIT_REACHED,
           ...authErrors('400'),
         },
       },
@@ -536,6 +627,12 @@ function components(): OpenApiDocument['components'] {
         properties: {
           connector: ref('ConnectorRecord'),
           edge_token: { type: 'string', description: 'Shown once: the credential of the edge-connector.' },
+          nats_creds: {
+            type: 'string',
+            description:
+              "Shown once, when the deployment runs NATS with per-identity credentials: the edge's own NATS user " +
+              'as a `.creds` file; save it and point TETHER_NATS_CREDS at it.',
+          },
           env: {
             type: 'object',
             description: 'Environment to start the edge-connector with.',

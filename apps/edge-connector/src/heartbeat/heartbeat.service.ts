@@ -45,7 +45,7 @@ export class HeartbeatService {
    * timer was set. `leaving` tells the routers the edge is shutting down.
    */
   private publish(leaving = false): void {
-    const subject = this.subjects.edgeHeartbeat;
+    const subject = this.subjects.edgeHeartbeatOf(this.config.edgeId);
     void traceBackground('edge.heartbeat', () => {
       const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
       return withSendSpan(subject, { bodySize: body.length }, async (headers) => {

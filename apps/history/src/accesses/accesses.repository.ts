@@ -53,8 +53,18 @@ export class AccessesRepository {
     return this.db.agentAccess.findFirst({ where: { id, ownerId }, select: ACCESS_FIELDS });
   }
 
-  create(ownerId: string, id: string, fields: AccessFields): Promise<StoredAccess> {
-    return this.db.agentAccess.create({ data: { id, ownerId, ...fields }, select: ACCESS_FIELDS });
+  /** Creates the access unless the owner has `max` already (under a per-owner lock); else null. */
+  createBounded(
+    ownerId: string,
+    max: number,
+    id: string,
+    fields: AccessFields,
+  ): Promise<StoredAccess | null> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`accesses:${ownerId}`}))`;
+      if ((await tx.agentAccess.count({ where: { ownerId } })) >= max) return null;
+      return tx.agentAccess.create({ data: { id, ownerId, ...fields }, select: ACCESS_FIELDS });
+    });
   }
 
   /** The updated access, or null when no access of this owner has the id. */

@@ -10,7 +10,7 @@ import {
   type AccessUpdateRequest,
 } from '#contracts';
 import { isAgentKind, AGENT_KINDS } from '../common/agent-kinds.js';
-import { AccessNotFoundError, InvalidRequestError } from '../common/errors.js';
+import { AccessLimitError, AccessNotFoundError, InvalidRequestError } from '../common/errors.js';
 import { newAccessId, requireActorId } from '../common/ids.js';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { GrantsNotifier } from '../connectors/grants-notifier.js';
@@ -66,7 +66,13 @@ export class AccessesService {
     const actorId = requireActorId(request.actor_id);
     const input = this.checkInput(request.access);
     const edgeId = await this.connectors.requireOwned(actorId, input.edge_id);
-    const access = await this.accesses.create(actorId, newAccessId(), this.fields(input, edgeId));
+    const access = await this.accesses.createBounded(
+      actorId,
+      Limits.ACCESSES_PER_ACTOR_MAX,
+      newAccessId(),
+      this.fields(input, edgeId),
+    );
+    if (!access) throw new AccessLimitError();
     this.logger.log(`Access ${access.id} created for actor ${actorId} on connector ${edgeId}.`);
     return { access: toAgentAccess(access) };
   }

@@ -27,3 +27,10 @@ export class StoredSessionNotFoundError extends ServiceError {
     super('not_found', 'Session not found.');
   }
 }
+
+/** The actor already has Limits.ACCESSES_PER_ACTOR_MAX saved accesses. */
+export class AccessLimitError extends ServiceError {
+  constructor() {
+    super('limit_reached', 'Too many saved accesses for this user.');
+  }
+}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { GrantsChangedNotice, Subjects } from '#contracts';
+import type { EdgeCredentialsChangedNotice, GrantsChangedNotice, Subjects } from '#contracts';
 import { encodeJson, NATS_CONNECTION } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 
@@ -25,6 +25,17 @@ export class GrantsNotifier {
     } catch (error) {
       // The change itself is committed; only the early invalidation is lost.
       this.logger.warn(`Grants-changed notice for actor ${actorId} not sent: ${(error as Error).message}`);
+    }
+  }
+
+  /** Tells the routers an edge's credentials changed, so its cached token generation is dropped. */
+  edgeCredentialsChanged(edgeId: string): void {
+    const notice: EdgeCredentialsChangedNotice = { edge_id: edgeId };
+    try {
+      this.nc.publish(this.subjects.edgeCredentialsChanged, encodeJson(notice));
+    } catch (error) {
+      // The routers' cache expires on its own (a few seconds); only the early drop is lost.
+      this.logger.warn(`Credentials notice for edge ${edgeId} not sent: ${(error as Error).message}`);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
+import { EdgeCredentials } from './edge-credentials.js';
 import { EdgeLiveness } from './edge-liveness.js';
 import { EdgeRpcClient } from './edge-rpc.client.js';
 import { HistoryClient } from './history.client.js';
@@ -33,6 +34,7 @@ export class CoreModule {
         EdgeLiveness,
         EdgeRpcClient,
         HistoryClient,
+        EdgeCredentials,
       ],
       exports: [
         ROUTER_CONFIG,
@@ -43,6 +45,7 @@ export class CoreModule {
         EdgeLiveness,
         EdgeRpcClient,
         HistoryClient,
+        EdgeCredentials,
       ],
     };
   }

@@ -19,3 +19,10 @@ export class InvalidSessionIdError extends ServiceError {
     super('invalid_request', 'session_id is not a valid session id.');
   }
 }
+
+/** History cannot say which credentials an edge holds now; the edge retries its update. */
+export class EdgeCredentialsUnknownError extends ServiceError {
+  constructor() {
+    super('unavailable', 'Edge credentials cannot be checked right now.');
+  }
+}

@@ -1,7 +1,7 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { heartbeatSchema, requestSchemas, type PresenceReply, type Subjects } from '#contracts';
-import { parsePayload } from '#messaging';
+import { parsePayload, type NatsRequestContext } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 import { PresenceService } from './presence.service.js';
 
@@ -16,9 +16,18 @@ export class PresenceHandler {
 
   /** Published by every edge; the queue group makes one replica record each heartbeat. */
   @EventPattern('edgeHeartbeat')
-  async heartbeat(@Payload() payload: unknown): Promise<void> {
+  // Nest types an event handler's extra arguments as unknown; the transport passes its context.
+  async heartbeat(@Payload() payload: unknown, @Ctx() ctx: unknown): Promise<void> {
+    const context = ctx as NatsRequestContext;
     try {
-      await this.service.heartbeat(parsePayload(this.subjects.edgeHeartbeat, heartbeatSchema, payload));
+      const heartbeat = parsePayload(context.subject, heartbeatSchema, payload);
+      // Each edge publishes on its own subject (NATS permissions hold it there): a heartbeat
+      // naming another edge is forged.
+      if (this.subjects.edgeIdOfSubject(context.subject) !== heartbeat.edge_id) {
+        this.log.warn(`Heartbeat on ${context.subject} refused: it names another edge.`);
+        return;
+      }
+      await this.service.heartbeat(heartbeat);
     } catch (error) {
       // An event has nobody to answer; a bad heartbeat is only worth a line.
       this.log.warn(`Heartbeat not recorded: ${(error as Error).message}`);

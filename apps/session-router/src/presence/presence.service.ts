@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Limits, verifyEdgeToken, type EdgeHeartbeat, type PresenceReply } from '#contracts';
+import { Limits, type EdgeHeartbeat, type PresenceReply } from '#contracts';
+import { EdgeCredentials } from '../common/edge-credentials.js';
 import type { RouterConfig } from '../config.js';
 import { EDGE_ID_PATTERN } from '../common/limits.js';
 import { presenceTtlMs } from '../common/presence-record.js';
@@ -13,6 +14,7 @@ export class PresenceService {
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly repository: PresenceRepository,
+    private readonly credentials: EdgeCredentials,
   ) {}
 
   async heartbeat(heartbeat: EdgeHeartbeat): Promise<void> {
@@ -20,7 +22,7 @@ export class PresenceService {
       this.log.warn('Heartbeat with an invalid edge id ignored.');
       return;
     }
-    if (!verifyEdgeToken(this.config.edgeSecret, heartbeat.edge_id, heartbeat.edge_token)) {
+    if (!(await this.credentials.verify(heartbeat.edge_id, heartbeat.edge_token))) {
       this.log.warn(`Heartbeat from edge ${heartbeat.edge_id} refused: bad edge token.`);
       return;
     }

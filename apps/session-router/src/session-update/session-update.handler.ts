@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { requestSchemas, type SessionUpdateAck, type Subjects } from '#contracts';
-import { parsePayload } from '#messaging';
+import { InvalidPayloadError, NatsRequestContext, parsePayload } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 import { SessionUpdateService } from './session-update.service.js';
 
@@ -13,12 +13,13 @@ export class SessionUpdateHandler {
   ) {}
 
   @MessagePattern('routerSessionUpdate')
-  record(@Payload() payload: unknown): Promise<SessionUpdateAck> {
-    const update = parsePayload(
-      this.subjects.requests.routerSessionUpdate,
-      requestSchemas.routerSessionUpdate,
-      payload,
-    );
+  record(@Payload() payload: unknown, @Ctx() context: NatsRequestContext): Promise<SessionUpdateAck> {
+    const update = parsePayload(context.subject, requestSchemas.routerSessionUpdate, payload);
+    // Each edge sends on its own subject (NATS permissions hold it there): an update naming
+    // another edge is forged, whatever token it carries.
+    if (this.subjects.edgeIdOfSubject(context.subject) !== update.edge_id) {
+      throw new InvalidPayloadError(context.subject, 'edge_id does not match the subject');
+    }
     return this.service.record(update);
   }
 }

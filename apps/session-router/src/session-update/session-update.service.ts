@@ -3,7 +3,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import {
-  verifyEdgeToken,
   type EdgeAgentResult,
   type JournalSubmissionEntry,
   type RevisionNotice,
@@ -12,10 +11,16 @@ import {
   type Subjects,
   type Submission,
 } from '#contracts';
-import { NATS_CONNECTION, ServiceError, encodeJson } from '#messaging';
+import { NATS_CONNECTION, RpcUnavailableError, ServiceError, encodeJson } from '#messaging';
 import type { RouterConfig } from '../config.js';
-import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
+import {
+  EdgeCredentialsRefusedError,
+  EdgeCredentialsUnknownError,
+  InvalidSessionIdError,
+  SessionScopeError,
+} from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
+import { EdgeCredentials } from '../common/edge-credentials.js';
 import { REDIS, ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
@@ -76,13 +81,23 @@ export class SessionUpdateService {
     private readonly stream: JournalStream,
     private readonly fences: RuntimeFenceRepository,
     @Inject(REDIS) redis: Redis,
+    private readonly credentials: EdgeCredentials,
   ) {
     this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
   }
 
+  private async verifyEdge(update: SessionUpdate): Promise<boolean> {
+    try {
+      return await this.credentials.verify(update.edge_id, update.edge_token);
+    } catch (error) {
+      if (error instanceof RpcUnavailableError) throw new EdgeCredentialsUnknownError();
+      throw error;
+    }
+  }
+
   async record(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
-    if (!verifyEdgeToken(this.config.edgeSecret, update.edge_id, update.edge_token)) {
+    if (!(await this.verifyEdge(update))) {
       this.log.warn(
         `Session update for session ${sessionId} from edge ${update.edge_id} refused: bad edge token.`,
       );

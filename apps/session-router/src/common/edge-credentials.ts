@@ -1,0 +1,102 @@
+// Which token generation each edge holds now. An edge's token names its generation; history
+// owns the current one (it goes up at every rotation, and the connector is gone after a
+// delete). Heartbeats and updates arrive every few seconds per edge, so answers are cached for a
+// short while and dropped at once when history announces a rotation or deletion.
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  tokenGeneration,
+  verifyEdgeToken,
+  type EdgeCredentialsChangedNotice,
+  type Subjects,
+} from '#contracts';
+import { decodeJson, NATS_CONNECTION, RpcRemoteError, RpcUnavailableError } from '#messaging';
+import type { RouterConfig } from '../config.js';
+import { HistoryClient } from './history.client.js';
+import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+
+/**
+ * How long an answer is reused. History's notice drops it at once; the TTL only bounds a lost
+ * notice, so a revoked token works at most this long on a replica that missed it.
+ */
+const GENERATION_TTL_MS = 10_000;
+/** Entries kept at most (one per active edge); the oldest go first beyond it. */
+const CACHE_MAX_ENTRIES = 50_000;
+
+interface Cached {
+  /** Null: no such connector. */
+  generation: number | null;
+  at: number;
+}
+
+@Injectable()
+export class EdgeCredentials implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger(EdgeCredentials.name);
+  private readonly cache = new Map<string, Cached>();
+  private subscription?: Subscription;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
+    private readonly history: HistoryClient,
+  ) {}
+
+  onModuleInit(): void {
+    this.subscription = this.nc.subscribe(this.subjects.edgeCredentialsChanged, {
+      callback: (error, msg) => {
+        if (error) return;
+        try {
+          const notice = decodeJson<EdgeCredentialsChangedNotice>(msg.data, msg.subject);
+          if (typeof notice?.edge_id === 'string') this.cache.delete(notice.edge_id);
+        } catch {
+          // A malformed notice changes nothing; the TTL still bounds every entry.
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /**
+   * True when `token` is the edge's token of its current generation. Throws RpcUnavailableError
+   * when history cannot say and nothing is cached (the edge retries; nothing is accepted blind).
+   */
+  async verify(edgeId: string, token: string): Promise<boolean> {
+    const claimed = tokenGeneration(token);
+    if (claimed === null) return false;
+    const generation = await this.current(edgeId);
+    return generation !== null && verifyEdgeToken(this.config.edgeSecret, edgeId, token, generation);
+  }
+
+  private async current(edgeId: string): Promise<number | null> {
+    const cached = this.cache.get(edgeId);
+    if (cached && Date.now() - cached.at < GENERATION_TTL_MS) return cached.generation;
+    try {
+      const { generation } = await this.history.call('historyEdgeCredential', { edge_id: edgeId });
+      this.remember(edgeId, generation);
+      return generation;
+    } catch (error) {
+      if (error instanceof RpcRemoteError && error.code === 'connector_not_found') {
+        this.remember(edgeId, null);
+        return null;
+      }
+      if (error instanceof RpcUnavailableError && cached) {
+        this.log.warn(`History unavailable; edge ${edgeId} checked against its last known generation.`);
+        return cached.generation;
+      }
+      throw error;
+    }
+  }
+
+  private remember(edgeId: string, generation: number | null): void {
+    this.cache.delete(edgeId);
+    this.cache.set(edgeId, { generation, at: Date.now() });
+    if (this.cache.size > CACHE_MAX_ENTRIES) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+}
