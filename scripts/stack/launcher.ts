@@ -56,6 +56,8 @@ const ENTRY: Record<ServiceName, string> = {
 
 /** Dev and test stacks only: history written with it is readable by anyone who reads this file. */
 export const DEV_HISTORY_KEY = 'tether-dev-history-key-change-me-0123456789';
+/** Dev and test stacks only: the journal's content key (TETHER_JOURNAL_KEY), as public as the one above. */
+export const DEV_JOURNAL_KEY = 'tether-dev-journal-key-change-me-0123456789';
 
 export interface StackOptions {
   natsUrl: string;
@@ -68,6 +70,8 @@ export interface StackOptions {
   edgeSecret: string;
   /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
   historyKey?: string;
+  /** The journal's content secret (TETHER_JOURNAL_KEY); defaults to a dev-only value. */
+  journalKey?: string;
   demoOwner: string;
   agent: 'scripted' | 'codex';
   /** Where the edge keeps its bindings. */
@@ -134,6 +138,7 @@ export class Stack {
       TETHER_DATABASE_URL: o.databaseUrl,
       TETHER_EDGE_SECRET: o.edgeSecret,
       TETHER_HISTORY_KEY: o.historyKey ?? DEV_HISTORY_KEY,
+      TETHER_JOURNAL_KEY: o.journalKey ?? DEV_JOURNAL_KEY,
       TETHER_JWT_SECRET: o.jwtSecret,
       TETHER_HTTP_HOST: o.httpHost,
       TETHER_HTTP_PORT: String(o.httpPort),

@@ -2,3 +2,4 @@ export { testServices, stopTestContainers, uniqueNamespace, createTestDatabase }
 export type { TestServices, TestDatabase } from './environment.js';
 export { ALL_PERMISSIONS, signToken, freePort, ApiClient } from './http.js';
 export type { ApiReply } from './http.js';
+export { TEST_JOURNAL_KEY, testJournalCipher } from './journal-key.js';

@@ -111,9 +111,21 @@ export interface JournalSubmissionEntry {
   recorded_at: number;
 }
 
-/** Anything on a session's journal subject. */
+/**
+ * A `JournalEntry` as it travels and rests on JetStream: the snapshot (the conversation) only
+ * encrypted, as `sealed_snapshot` (base64 of the journal cipher's envelope, docs/security.md
+ * "Content encryption"); every other field is ids, positions and times, readable by the
+ * sequencer without the key.
+ */
+export type SealedJournalEntry = Omit<JournalEntry, 'snapshot'> & { sealed_snapshot: string };
+
+/** Anything on a session's journal subject, as the code handles it (snapshot opened). */
 export type JournalMessage = JournalEntry | JournalSubmissionEntry;
-export function isSubmissionEntry(message: JournalMessage): message is JournalSubmissionEntry {
+/** Anything on a session's journal subject, as it is stored (snapshot sealed). */
+export type JournalWireMessage = SealedJournalEntry | JournalSubmissionEntry;
+export function isSubmissionEntry<M extends JournalMessage | JournalWireMessage>(
+  message: M,
+): message is Extract<M, JournalSubmissionEntry> {
   return 'kind' in message && message.kind === 'submission';
 }
 

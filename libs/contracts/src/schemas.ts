@@ -29,6 +29,8 @@ import {
   type HistoryJournalPageRequest,
   type HistorySessionScope,
   type JournalEntry,
+  type JournalWireMessage,
+  type SealedJournalEntry,
   type JournalMessage,
   type JournalSubmissionEntry,
   LIFECYCLE_EVENT_TYPES,
@@ -484,10 +486,30 @@ export const journalSubmissionEntrySchema: z.ZodType<JournalSubmissionEntry> = z
   recorded_at: timestampSchema,
 });
 
-/** Anything on a journal subject: an edge update's row or a submission row. */
-export const journalMessageSchema: z.ZodType<JournalMessage> = z.union([
+/** Base64 of a sealed snapshot; bounded like the largest snapshot an update may carry. */
+const SEALED_SNAPSHOT_MAX_LENGTH = 8 * 1024 * 1024;
+
+/** An edge update's row as JetStream stores it: the snapshot sealed (see `SealedJournalEntry`). */
+export const sealedJournalEntrySchema: z.ZodType<SealedJournalEntry> = z.strictObject({
+  v: z.literal(1),
+  session_id: internalIdSchema,
+  edge_id: edgeIdSchema,
+  actor_id: actorIdSchema,
+  access_id: internalIdSchema.optional(),
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  revision: countSchema,
+  sequence: z.int().min(1).optional(),
+  prev_stream_seq: countSchema.optional(),
+  sealed_snapshot: z.string().min(1).max(SEALED_SNAPSHOT_MAX_LENGTH),
+  emitted_at: timestampSchema,
+  recorded_at: timestampSchema,
+  fence: z.int().min(0).optional(),
+});
+
+/** Anything on a journal subject as stored: a sealed edge update's row or a submission row. */
+export const journalMessageSchema: z.ZodType<JournalWireMessage> = z.union([
   journalSubmissionEntrySchema,
-  journalEntrySchema,
+  sealedJournalEntrySchema,
 ]);
 
 const resolutionSchema: z.ZodType<PromptResolution> = z.object({

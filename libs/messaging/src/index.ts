@@ -22,3 +22,4 @@ export {
 } from './jetstream.js';
 export { ensureAuditStream } from './audit-stream.js';
 export { traceHeaders, traceContextOf, withIncomingTrace, withIncomingTraces } from './trace-context.js';
+export { JournalCipher, JournalSealError } from './journal-cipher.js';

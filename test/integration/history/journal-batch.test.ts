@@ -162,7 +162,7 @@ describe('history: batched journal ingest', () => {
       const message = this.next();
       if (!message) return null;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson(message));
+      this.prev = await h.publishRaw(this.sid, h.encode(message));
       return this.prev;
     }
 
@@ -175,7 +175,7 @@ describe('history: batched journal ingest', () => {
     async publishSpoiled(): Promise<number> {
       const message = this.next()!;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson({ ...message, edge_id: 'not-a-connector' }));
+      this.prev = await h.publishRaw(this.sid, h.encode({ ...message, edge_id: 'not-a-connector' }));
       return this.prev;
     }
   }

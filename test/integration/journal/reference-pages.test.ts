@@ -128,7 +128,7 @@ describe('journal pages: reference §7 cases', () => {
       this.sequence += 1;
       message.sequence = this.sequence;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson(message));
+      this.prev = await h.publishRaw(this.sid, h.encode(message));
       this.published.push({ message, streamSeq: this.prev });
       return this.prev;
     }

@@ -1,6 +1,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { result } from '#contracts';
-import { decodeJson, requestService } from '#messaging';
+import { result, sealedJournalEntrySchema } from '#contracts';
+import { decodeJson, JournalCipher, JournalSealError, requestService } from '#messaging';
+import { testJournalCipher } from '#test-support';
 import type { JournalEntry, SessionUpdate } from '#contracts';
 import { createSuite, eventually, sessionId, sessionUpdate, type Suite } from './router-harness.js';
 
@@ -67,7 +68,14 @@ describe('router session updates', () => {
     });
     expect(message?.subject).toBe(suite.subjects.sessionJournal(sid));
     expect(message?.header.get('Nats-Msg-Id')).toBe(`${sid}:${ack.epoch}:2`);
-    const entry = decodeJson<JournalEntry>(message!.data);
+    // The stored row holds the conversation only sealed: no prompt text in its bytes, and only
+    // the journal key opens it.
+    expect(Buffer.from(message!.data).toString('utf8')).not.toContain('hello');
+    const sealed = sealedJournalEntrySchema.parse(decodeJson(message!.data));
+    const entry = testJournalCipher().open(sealed) as JournalEntry;
+    expect(() => new JournalCipher('some-other-deployments-journal-key-01234').open(sealed)).toThrow(
+      JournalSealError,
+    );
     expect(entry).toMatchObject({
       v: 1,
       session_id: sid,

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { JournalCipher, NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from './edge-rpc.client.js';
 import { HistoryClient } from './history.client.js';
@@ -31,8 +31,24 @@ export class CoreModule {
         RedisLifecycle,
         EdgeRpcClient,
         HistoryClient,
+        {
+          provide: JournalCipher,
+          useValue: new JournalCipher(
+            runtime.config.journalKeys.current,
+            runtime.config.journalKeys.previous,
+          ),
+        },
       ],
-      exports: [ROUTER_CONFIG, NATS_CONNECTION, SUBJECTS, REDIS, RedisKeys, EdgeRpcClient, HistoryClient],
+      exports: [
+        ROUTER_CONFIG,
+        NATS_CONNECTION,
+        SUBJECTS,
+        REDIS,
+        RedisKeys,
+        EdgeRpcClient,
+        HistoryClient,
+        JournalCipher,
+      ],
     };
   }
 }

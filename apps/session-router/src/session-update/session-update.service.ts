@@ -12,7 +12,7 @@ import {
   type Subjects,
   type Submission,
 } from '#contracts';
-import { NATS_CONNECTION, ServiceError, encodeJson } from '#messaging';
+import { NATS_CONNECTION, ServiceError, encodeJson, JournalCipher } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
@@ -76,8 +76,9 @@ export class SessionUpdateService {
     private readonly stream: JournalStream,
     private readonly fences: RuntimeFenceRepository,
     @Inject(REDIS) redis: Redis,
+    cipher: JournalCipher,
   ) {
-    this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
+    this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
   }
 
   async record(update: SessionUpdate): Promise<SessionUpdateAck> {
