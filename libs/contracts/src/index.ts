@@ -62,6 +62,8 @@ export {
   isRpcError,
   STORED_STATES,
   AUDITED_ACTIONS,
+  AUDIT_ID_MAX_LENGTH,
+  AUDIT_UNDECODED_ACTION,
   JOURNAL_DIRECTIONS,
   JOURNAL_RESET_REASONS,
   LIFECYCLE_EVENT_TYPES,
@@ -159,6 +161,7 @@ export {
   base64DecodedLength,
   exceedsBytes,
   hasControlChars,
+  isStorableId,
 } from './validation.js';
 export { LIVE_ONLY_FIELDS, withoutLiveOnlyFields } from './snapshot.js';
 export {

@@ -21,7 +21,8 @@ import {
   type ResumeState,
 } from './edge-agent.js';
 import {
-  AUDITED_ACTIONS,
+  AUDIT_ID_MAX_LENGTH,
+  AUDIT_UNDECODED_ACTION,
   type AccessInput,
   type AuditRecord,
   type EdgeHeartbeat,
@@ -73,6 +74,7 @@ import {
   base64DecodedLength,
   hasControlChars,
   isEdgeId,
+  isStorableId,
   isOpaqueId,
   normalizeDecimalUint64,
   validateEdgeAgentRequest,
@@ -613,14 +615,17 @@ const journalPageSchema: z.ZodType<HistoryJournalPageRequest> = z.strictObject({
 });
 
 /** A record is ids and an outcome only; any free text field would be a leak, so none exists. */
+/** An id as a refused call's body held it: anything storable (docs/security.md "Audit"). */
+const auditIdSchema = z.string().refine((id) => isStorableId(id, AUDIT_ID_MAX_LENGTH), 'id is not storable');
+
 export const auditRecordSchema: z.ZodType<AuditRecord> = z.strictObject({
   v: z.literal(1),
   id: z.string().regex(/^[0-9a-f]{32}$/),
-  actor_id: actorIdSchema,
-  action: z.enum(AUDITED_ACTIONS),
-  edge_id: edgeIdSchema,
-  access_id: opaqueIdSchema.optional(),
-  session_id: opaqueIdSchema.optional(),
+  actor_id: actorIdSchema.refine((id) => isStorableId(id, ACTOR_ID_MAX_LENGTH), 'actor_id is not storable'),
+  action: z.union([z.enum(EDGE_AGENT_ACTIONS), z.literal(AUDIT_UNDECODED_ACTION)]),
+  edge_id: z.union([z.literal(''), auditIdSchema]),
+  access_id: auditIdSchema.optional(),
+  session_id: auditIdSchema.optional(),
   status: z
     .string()
     .max(AUDIT_STATUS_MAX_LENGTH)

@@ -29,12 +29,14 @@ export class AuthGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
+    // Known before the permissions are checked, so a refusal for lacking one is still audited
+    // under its actor.
+    request[PRINCIPAL] = principal;
     for (const permission of required ?? []) {
       if (!principal.permissions.has(permission)) {
         throw new ForbiddenError(`Actor ${principal.actorId} lacks ${permission}.`);
       }
     }
-    request[PRINCIPAL] = principal;
     return true;
   }
 }
