@@ -2,6 +2,7 @@ import { Catch, Injectable, type ArgumentsHost } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PRINCIPAL, type AuthenticatedRequest } from '../auth/principal.js';
 import { ApiExceptionFilter } from '../common/api-exception.filter.js';
+import { TooManyRequestsError } from '../common/errors.js';
 import { decodeJsonBody } from '../common/json-body.js';
 import { AuditPublisher } from './audit.publisher.js';
 
@@ -21,6 +22,9 @@ export class AuditRefusalFilter extends ApiExceptionFilter {
 
   override catch(exception: unknown, host: ArgumentsHost): void {
     super.catch(exception, host);
+    // A call over a limit is not audited: a flood would otherwise be copied into the audit table,
+    // one row per refused call, the very cost the limit keeps away.
+    if (exception instanceof TooManyRequestsError) return;
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest & AuthenticatedRequest>();
     const principal = request[PRINCIPAL];
