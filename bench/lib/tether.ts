@@ -6,27 +6,19 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
-import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
+import {
+  createTestDatabase,
+  freePort,
+  LIMITS_OFF_ENV,
+  signToken,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
 import { Stack } from '../../scripts/stack/launcher.js';
 import { benchServices } from './env.js';
 
 export const BENCH_JWT_SECRET = 'bench-jwt-secret-0123456789';
 export const BENCH_EDGE_SECRET = 'bench-edge-secret-0123456789';
-/**
- * The per-user limits out of the way: the throughput benchmarks drive everything as one user
- * (thousands of streams and requests a second), which is what the limits exist to refuse. The
- * flood benchmark (bench/flood.ts) passes the deployment defaults instead.
- */
-export const BENCH_LIMITS_OFF_ENV: Record<string, string> = {
-  TETHER_USER_RATE_PER_S: '100000',
-  TETHER_USER_RATE_BURST: '100000',
-  TETHER_EDGE_RATE_PER_S: '100000',
-  TETHER_EDGE_RATE_BURST: '100000',
-  TETHER_USER_SSE_STREAMS_MAX: '100000',
-  TETHER_EDGE_SSE_STREAMS_MAX: '100000',
-  TETHER_USER_WATCHES_MAX: '100000',
-  TETHER_EDGE_WATCHES_MAX: '100000',
-};
 
 export interface TetherOptions {
   label: string;
@@ -65,7 +57,7 @@ export class BenchTether {
       writeFileSync(scriptPath, JSON.stringify(this.options.script));
       edgeEnv.TETHER_SCRIPTED_SCRIPT = scriptPath;
     }
-    const extraEnv: Record<string, string> = { ...BENCH_LIMITS_OFF_ENV, ...this.options.env };
+    const extraEnv: Record<string, string> = { ...LIMITS_OFF_ENV, ...this.options.env };
     if (this.options.profileDir) {
       extraEnv.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${this.options.profileDir}`;
     }
