@@ -91,6 +91,8 @@ export interface StackOptions {
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
   secondRouter?: boolean;
+  /** `collect` only: every line any child writes, as written (a suite that must read them all). */
+  onOutputLine?: (line: string) => void;
 }
 
 export interface DemoEdge {
@@ -174,14 +176,9 @@ export class Stack {
     });
     const prefix = `[${name}] `;
     const collect = (chunk: Buffer) => {
-      this.logs.push(
-        chunk
-          .toString()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => prefix + line + '\n')
-          .join(''),
-      );
+      const lines = chunk.toString().split('\n').filter(Boolean);
+      if (this.options.onOutputLine) for (const line of lines) this.options.onOutputLine(prefix + line);
+      this.logs.push(lines.map((line) => prefix + line + '\n').join(''));
       if (this.logs.length > 2_000) this.logs.splice(0, 1_000);
     };
     child.stdout?.on('data', collect);

@@ -16,6 +16,11 @@ const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
 let sdk: NodeSDK | undefined;
 
+/** What a Redis span records of a command: its name, never its keys or arguments. */
+export function redisStatement(command: string): string {
+  return command;
+}
+
 function untraced(request: IncomingMessage): boolean {
   const url = request.url ?? '';
   const query = url.indexOf('?');
@@ -48,8 +53,11 @@ export function startTelemetry(entry: string | undefined = process.argv[1]): voi
       ? [
           new HttpInstrumentation({ ignoreIncomingRequestHook: untraced }),
           new FastifyOtelInstrumentation({ registerOnInitialization: true }),
-          new IORedisInstrumentation({ requireParentSpan: true }),
-          new PgInstrumentation({ requireParentSpan: true }),
+          // The command name only: arguments hold session state, and a ledger script's hold the
+          // recorded reply (prompt and agent output). docs/security.md "Telemetry redaction".
+          new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
+          // Statements are parameterised; their values are never recorded (the default, pinned).
+          new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
           new PrismaInstrumentation(),
         ]
       : [],
