@@ -46,6 +46,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B4 history ingest: journal rows persisted per second and consumer lag',
     run: async (o) => (await import('./ingest.js')).ingest(o),
   },
+  flood: {
+    what: 'B6 flood: one user with 2,000 SSE streams and a burst of sends; another user’s p95 quiet vs flooded',
+    run: async (o) => (await import('./flood.js')).flood(o),
+  },
   codex: {
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),
