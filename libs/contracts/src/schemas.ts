@@ -32,7 +32,6 @@ import {
   type JournalEntry,
   type JournalWireMessage,
   type SealedJournalEntry,
-  type JournalMessage,
   type JournalSubmissionEntry,
   LIFECYCLE_EVENT_TYPES,
   type LifecycleEvent,

@@ -13,7 +13,6 @@ import type {
   JournalSubmissionEntry,
   Submission,
 } from '#contracts';
-import { encodeJson } from '#messaging';
 import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import { JournalConsumer } from '../../../apps/history/src/journal/journal.consumer.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';

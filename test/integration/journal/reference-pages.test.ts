@@ -17,7 +17,6 @@ import {
   type JournalSubmissionEntry,
   type Submission,
 } from '#contracts';
-import { encodeJson } from '#messaging';
 import { JournalCompactor } from '../../../apps/history/src/journal/journal-compactor.service.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
 import { JournalPagesService } from '../../../apps/history/src/journal-pages/journal-pages.service.js';
