@@ -3,11 +3,11 @@
 // stack, then during the flood. The per-user limits run at their deployment defaults (or what
 // `--service-env` sets, for an A/B run without them). Reported: the other user's p50/p95/p99
 // quiet and flooded, their ratio, and what the flood got (streams and sends admitted / refused).
-import { request } from 'node:http';
 import type { BenchOptions } from './run.js';
 import { USER_LIMITS_DEFAULTS } from '../apps/api/src/config.js';
+import { runFlood, type FloodSpec } from './lib/flooder.js';
 import { machineFacts, writeResult } from './lib/machine.js';
-import { fixed, percentile, summarize, table, type LatencySummary } from './lib/stats.js';
+import { fixed, median, percentile, summarize, table, type LatencySummary } from './lib/stats.js';
 import { BENCH_JWT_SECRET, BenchTether } from './lib/tether.js';
 import { signToken } from '#test-support';
 
@@ -16,9 +16,16 @@ const FLOOD_STREAMS = 2_000;
 const FLOOD_SENDS = 200;
 /** Streams opened at once by the flooder (sockets, not requests per second). */
 const STREAM_CONCURRENCY = 200;
-/** The other user's requests per phase (sequential, as a console would make them). */
+/**
+ * The other user's requests per phase: sequential and paced as a console would make them, well
+ * inside that user's own rate (25 a second against 50), so only the flood can slow them.
+ */
 const VICTIM_REQUESTS = 400;
-const VICTIM_REQUESTS_QUICK = 100;
+const VICTIM_REQUESTS_QUICK = 150;
+const VICTIM_INTERVAL_MS = 40;
+/** Quiet/flood pairs; the machine is shared, so the ratio reported is the median of the rounds. */
+const ROUNDS = 3;
+const ROUNDS_QUICK = 1;
 
 /** The deployment defaults as environment: the bench stack otherwise turns the limits off. */
 const DEFAULT_LIMITS_ENV: Record<string, string> = {
@@ -47,27 +54,6 @@ function count(outcomes: Outcomes, status: number | string): void {
   outcomes[String(status)] = (outcomes[String(status)] ?? 0) + 1;
 }
 
-/** Opens one SSE stream; resolves with its status once the head arrived (the socket stays open). */
-function openStream(url: string, token: string, open: (() => void)[]): Promise<number> {
-  return new Promise((resolve) => {
-    const req = request(
-      url,
-      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
-      (res) => {
-        resolve(res.statusCode ?? 0);
-        if (res.statusCode === 200) {
-          res.resume();
-          open.push(() => res.destroy());
-        } else {
-          res.resume();
-        }
-      },
-    );
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
-
 async function victimLatencies(
   apiUrl: string,
   token: string,
@@ -81,14 +67,32 @@ async function victimLatencies(
       headers: { authorization: `Bearer ${token}` },
     });
     await response.arrayBuffer();
-    samples.push(performance.now() - started);
+    const elapsed = performance.now() - started;
+    samples.push(elapsed);
     count(statuses, response.status);
+    if (elapsed < VICTIM_INTERVAL_MS)
+      await new Promise((resolve) => setTimeout(resolve, VICTIM_INTERVAL_MS - elapsed));
   }
   return samples;
 }
 
+interface FloodResult {
+  quiet: number[];
+  flooded: number[];
+  ratios: number[];
+  quietStatuses: Outcomes;
+  floodStatuses: Outcomes;
+  streams: Outcomes;
+  sends: Outcomes;
+  floodSeconds: number[];
+}
+
+/** Between rounds: the flooder's rate bucket refills (200 tokens at 50 a second) and turns end. */
+const SETTLE_MS = 6_000;
+
 export async function flood(options: BenchOptions): Promise<void> {
   const victimRequests = options.quick ? VICTIM_REQUESTS_QUICK : VICTIM_REQUESTS;
+  const rounds = options.quick ? ROUNDS_QUICK : ROUNDS;
   const tether = new BenchTether({
     label: 'benchflood',
     edge: true,
@@ -98,7 +102,6 @@ export async function flood(options: BenchOptions): Promise<void> {
     env: { ...DEFAULT_LIMITS_ENV, ...options.serviceEnv },
   });
   await tether.up();
-  const open: (() => void)[] = [];
   try {
     const api = tether.stack.apiUrl;
     const edgeId = tether.edge.id;
@@ -125,66 +128,62 @@ export async function flood(options: BenchOptions): Promise<void> {
     const sessionId = started.data.session_id;
     const victim = await signToken(BENCH_JWT_SECRET, `victim${Date.now() % 100000}`);
 
-    // Warm-up, then the quiet phase.
-    await victimLatencies(api, victim, 20, {});
-    const quietStatuses: Outcomes = {};
-    const quiet = phase(await victimLatencies(api, victim, victimRequests, quietStatuses));
-
-    // The flood, and the victim measured while it runs.
-    const streams: Outcomes = {};
-    const sends: Outcomes = {};
-    const floodStarted = performance.now();
     const url = `${api}/api/v1/sessions/${sessionId}/events?edge_id=${edgeId}&access_id=${access.data.id}`;
-    let next = 0;
-    const flooding = (async () => {
-      await Promise.all(
-        Array.from({ length: STREAM_CONCURRENCY }, async () => {
-          while (next < FLOOD_STREAMS) {
-            next += 1;
-            count(streams, await openStream(url, tether.token, open));
-          }
+    const floodSpec: FloodSpec = {
+      streamUrl: url,
+      streams: FLOOD_STREAMS,
+      concurrency: STREAM_CONCURRENCY,
+      sendUrl: `${api}/api/v1/edge-agents`,
+      sendBodies: Array.from({ length: FLOOD_SENDS }, (_, index) =>
+        JSON.stringify({
+          edge_id: edgeId,
+          action: 'send',
+          access_id: access.data.id,
+          session_id: sessionId,
+          text: `flood ${index}`,
         }),
-      );
-      await Promise.all(
-        Array.from({ length: FLOOD_SENDS }, async (_, index) => {
-          const response = await fetch(`${api}/api/v1/edge-agents`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${tether.token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({
-              edge_id: edgeId,
-              action: 'send',
-              access_id: access.data.id,
-              session_id: sessionId,
-              text: `flood ${index}`,
-            }),
-          });
-          await response.arrayBuffer();
-          count(sends, response.status);
-        }),
-      );
-    })();
-    const floodStatuses: Outcomes = {};
-    const flooded = phase(await victimLatencies(api, victim, victimRequests, floodStatuses));
-    await flooding;
-    const floodSeconds = (performance.now() - floodStarted) / 1000;
+      ),
+      token: tether.token,
+    };
+    const merge = (into: Outcomes, from: Outcomes) => {
+      for (const [status, n] of Object.entries(from)) into[status] = (into[status] ?? 0) + n;
+    };
 
-    report({ quiet, flooded, quietStatuses, floodStatuses, streams, sends, floodSeconds, options });
+    await victimLatencies(api, victim, 20, {});
+    const result: FloodResult = {
+      quiet: [],
+      flooded: [],
+      ratios: [],
+      quietStatuses: {},
+      floodStatuses: {},
+      streams: {},
+      sends: {},
+      floodSeconds: [],
+    };
+    for (let round = 0; round < rounds; round += 1) {
+      const quiet = await victimLatencies(api, victim, victimRequests, result.quietStatuses);
+      const started = performance.now();
+      const flooding = runFlood(floodSpec);
+      const flooded = await victimLatencies(api, victim, victimRequests, result.floodStatuses);
+      const outcome = await flooding;
+      merge(result.streams, outcome.streams);
+      merge(result.sends, outcome.sends);
+      result.floodSeconds.push((performance.now() - started) / 1000);
+      result.quiet.push(...quiet);
+      result.flooded.push(...flooded);
+      result.ratios.push(phase(flooded).p95 / phase(quiet).p95);
+      // The flooder's streams ended with its process; its buckets refill before the next round.
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    }
+    report(result, options);
   } finally {
-    for (const close of open) close();
     await tether.down();
   }
 }
 
-function report(r: {
-  quiet: Phase;
-  flooded: Phase;
-  quietStatuses: Outcomes;
-  floodStatuses: Outcomes;
-  streams: Outcomes;
-  sends: Outcomes;
-  floodSeconds: number;
-  options: BenchOptions;
-}): void {
+function report(r: FloodResult, options: BenchOptions): void {
+  const quiet = phase(r.quiet);
+  const flooded = phase(r.flooded);
   const row = (name: string, p: Phase, statuses: Outcomes) => [
     name,
     p.count,
@@ -197,18 +196,23 @@ function report(r: {
   console.log(
     table(
       ['phase', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'statuses'],
-      [row('quiet', r.quiet, r.quietStatuses), row('flood', r.flooded, r.floodStatuses)],
+      [row('quiet', quiet, r.quietStatuses), row('flood', flooded, r.floodStatuses)],
     ),
   );
-  console.log(`other user's p95 flooded / quiet: ${fixed(r.flooded.p95 / r.quiet.p95)}x`);
+  const ratio = median(r.ratios);
   console.log(
-    `flood: ${FLOOD_STREAMS} streams ${JSON.stringify(r.streams)}, ${FLOOD_SENDS} sends ${JSON.stringify(r.sends)}, ${fixed(r.floodSeconds, 1)} s`,
+    `other user's p95 flooded / quiet: ${fixed(ratio)}x (median of ${r.ratios.length} rounds: ${r.ratios.map((x) => fixed(x)).join(', ')}; pooled ${fixed(flooded.p95 / quiet.p95)}x)`,
+  );
+  console.log(
+    `flood per round: ${FLOOD_STREAMS} streams, ${FLOOD_SENDS} sends; all rounds: streams ${JSON.stringify(r.streams)}, sends ${JSON.stringify(r.sends)}; ${r.floodSeconds.map((x) => fixed(x, 1)).join(', ')} s`,
   );
   const path = writeResult('flood', machineFacts(), {
-    service_env: r.options.serviceEnv,
-    quiet: r.quiet,
-    flooded: r.flooded,
-    p95_ratio: r.flooded.p95 / r.quiet.p95,
+    service_env: options.serviceEnv,
+    rounds: r.ratios.length,
+    quiet,
+    flooded,
+    p95_ratio_median: ratio,
+    p95_ratios: r.ratios,
     quiet_statuses: r.quietStatuses,
     flood_statuses: r.floodStatuses,
     streams: r.streams,

@@ -76,11 +76,12 @@ export class SessionsController {
     if (cursor === null || (queryCursor !== undefined && typeof queryCursor !== 'string')) {
       throw new InvalidRequestError('bad cursor');
     }
-    await this.sessions.authorize(principal, scope);
-    // Held from here until the connection closes; over the user's (or the edge's) bound: 429.
+    // Held from here until the connection closes; over the user's (or the edge's) bound: 429,
+    // before history is asked anything, so a flood of streams costs history nothing.
     const release = this.limits.openStream(principal.actorId, scope.edgeId);
     let first: HistoryJournalPageReply;
     try {
+      await this.sessions.authorize(principal, scope);
       // The first read happens before the response is committed: an unknown (or someone else's)
       // session is a plain 404, not an empty stream. Without a cursor it answers with the snapshot.
       first = await this.sessions.page(principal, scope, {
