@@ -18,11 +18,11 @@ const FLOOD_SENDS = 200;
 const STREAM_CONCURRENCY = 200;
 /**
  * The other user's requests per phase: sequential and paced as a console would make them, well
- * inside that user's own rate (25 a second against 50), so only the flood can slow them.
+ * inside that user's own rate (10 a second against 20), so only the flood can slow them.
  */
-const VICTIM_REQUESTS = 400;
-const VICTIM_REQUESTS_QUICK = 150;
-const VICTIM_INTERVAL_MS = 40;
+const VICTIM_REQUESTS = 200;
+const VICTIM_REQUESTS_QUICK = 100;
+const VICTIM_INTERVAL_MS = 100;
 /** Quiet/flood pairs; the machine is shared, so the ratio reported is the median of the rounds. */
 const ROUNDS = 3;
 const ROUNDS_QUICK = 1;
@@ -87,7 +87,7 @@ interface FloodResult {
   floodSeconds: number[];
 }
 
-/** Between rounds: the flooder's rate bucket refills (200 tokens at 50 a second) and turns end. */
+/** Between rounds: the flooder's rate bucket refills (60 tokens at 20 a second) and turns end. */
 const SETTLE_MS = 6_000;
 
 export async function flood(options: BenchOptions): Promise<void> {
