@@ -50,6 +50,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'Edge heartbeats at fleet size: NATS messages/s, router CPU and Redis load of 10,000 edges',
     run: async (o) => (await import('./heartbeats.js')).heartbeats(o),
   },
+  flood: {
+    what: 'B6 flood: one user with 2,000 SSE streams and a burst of sends; another user’s p95 quiet vs flooded',
+    run: async (o) => (await import('./flood.js')).flood(o),
+  },
   codex: {
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),

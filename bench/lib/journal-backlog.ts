@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EDGE_AGENT_RPC_VERSION, journalEntrySchema, type JournalEntry, type Subjects } from '#contracts';
-import { encodeJson } from '#messaging';
+import { encodeJson, JournalCipher } from '#messaging';
+import { DEV_JOURNAL_KEY } from '../../scripts/stack/launcher.js';
 
 /** JetStream may be slow to ack on a busy 2-core box; a lost publish fails the run instead. */
 const PUBLISH_TIMEOUT_MS = 15_000;
@@ -79,6 +80,9 @@ export async function publishBacklog(
   spec: BacklogSpec,
 ): Promise<Backlog> {
   const js = jetstream(nc);
+  // Sealed like the router's rows (the bench stack runs with the dev journal key), so history
+  // pays the same decryption it pays in production.
+  const cipher = new JournalCipher(DEV_JOURNAL_KEY);
   const lastStreamSeq = new Map<string, number>();
   const started = performance.now();
   await Promise.all(
@@ -87,7 +91,7 @@ export async function publishBacklog(
       let prev = 0;
       for (let sequence = 1; sequence <= spec.rowsPerSession; sequence++) {
         const row = journalEntrySchema.parse(entry(spec, sessionId, epoch, sequence, prev));
-        const ack = await js.publish(subjects.sessionJournal(sessionId), encodeJson(row), {
+        const ack = await js.publish(subjects.sessionJournal(sessionId), encodeJson(cipher.seal(row)), {
           msgID: `${sessionId}:${epoch}:${row.revision}`,
           expect: { lastSubjectSequence: prev },
           timeout: PUBLISH_TIMEOUT_MS,

@@ -6,7 +6,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
-import { Subjects } from '#contracts';
+import { sealedJournalEntrySchema, Subjects } from '#contracts';
+import { JournalCipher } from '#messaging';
+import { DEV_JOURNAL_KEY } from '../../scripts/stack/launcher.js';
 import { wallClock } from './sse.js';
 
 export interface TapSpec {
@@ -47,16 +49,20 @@ async function listen(spec: TapSpec): Promise<void> {
   });
   const result: TapResult = { appends: {}, notices: {}, pages: [] };
   const pending = new Map<string, { session: string; after: number; start: number }>();
+  // The bench stack seals rows with the dev journal key; the tap opens them like history does.
+  const cipher = new JournalCipher(DEV_JOURNAL_KEY);
   nc.subscribe(subjects.journalWildcard, {
     callback: (error, msg) => {
       if (error) return;
       const at = wallClock();
       try {
-        const entry = msg.json<{
-          session_id?: string;
+        const sealed = sealedJournalEntrySchema.safeParse(msg.json());
+        if (!sealed.success) return;
+        const entry = cipher.open(sealed.data) as {
+          session_id: string;
           sequence?: number;
           snapshot?: { messages?: { text?: string }[] };
-        }>();
+        };
         const emitted = /@(\d+)$/.exec(entry.snapshot?.messages?.at(-1)?.text ?? '')?.[1];
         if (entry.session_id && typeof entry.sequence === 'number' && emitted) {
           result.appends[`${entry.session_id}:${emitted}`] = { sequence: entry.sequence, at };

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
-import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
+import {
+  createTestDatabase,
+  freePort,
+  LIMITS_OFF_ENV,
+  signToken,
+  uniqueNamespace,
+  type TestDatabase,
+} from '#test-support';
 import { Stack } from '../../scripts/stack/launcher.js';
 import { benchServices } from './env.js';
 
@@ -50,7 +57,7 @@ export class BenchTether {
       writeFileSync(scriptPath, JSON.stringify(this.options.script));
       edgeEnv.TETHER_SCRIPTED_SCRIPT = scriptPath;
     }
-    const extraEnv: Record<string, string> = { ...this.options.env };
+    const extraEnv: Record<string, string> = { ...LIMITS_OFF_ENV, ...this.options.env };
     if (this.options.profileDir) {
       extraEnv.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${this.options.profileDir}`;
     }

@@ -69,6 +69,8 @@ const ENTRY: Record<ServiceName, string> = {
 
 /** Dev and test stacks only: history written with it is readable by anyone who reads this file. */
 export const DEV_HISTORY_KEY = 'tether-dev-history-key-change-me-0123456789';
+/** Dev and test stacks only: the journal's content key (TETHER_JOURNAL_KEY), as public as the one above. */
+export const DEV_JOURNAL_KEY = 'tether-dev-journal-key-change-me-0123456789';
 
 export interface StackOptions {
   /** Comma-separated seed URLs of NATS. */
@@ -93,6 +95,8 @@ export interface StackOptions {
   edgeSecret: string;
   /** History's at-rest encryption secret (TETHER_HISTORY_KEY); defaults to a dev-only value. */
   historyKey?: string;
+  /** The journal's content secret (TETHER_JOURNAL_KEY); defaults to a dev-only value. */
+  journalKey?: string;
   demoOwner: string;
   /** `gemini` runs the edge's ACP driver (TETHER_AGENT=acp) with Gemini CLI. */
   agent: 'scripted' | 'codex' | 'claude' | 'gemini';
@@ -123,6 +127,8 @@ export interface StackOptions {
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
   secondRouter?: boolean;
+  /** `collect` only: every line any child writes, as written (a suite that must read them all). */
+  onOutputLine?: (line: string) => void;
 }
 
 export interface NatsIdentities {
@@ -230,6 +236,7 @@ export class Stack {
       TETHER_DATABASE_URL: o.databaseUrl,
       TETHER_EDGE_SECRET: o.edgeSecret,
       TETHER_HISTORY_KEY: o.historyKey ?? DEV_HISTORY_KEY,
+      TETHER_JOURNAL_KEY: o.journalKey ?? DEV_JOURNAL_KEY,
       TETHER_JWT_SECRET: o.jwtSecret,
       TETHER_HTTP_HOST: o.httpHost,
       TETHER_HTTP_PORT: String(o.httpPort),
@@ -275,14 +282,9 @@ export class Stack {
     });
     const prefix = `[${name}] `;
     const collect = (chunk: Buffer) => {
-      this.logs.push(
-        chunk
-          .toString()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => prefix + line + '\n')
-          .join(''),
-      );
+      const lines = chunk.toString().split('\n').filter(Boolean);
+      if (this.options.onOutputLine) for (const line of lines) this.options.onOutputLine(prefix + line);
+      this.logs.push(lines.map((line) => prefix + line + '\n').join(''));
       if (this.logs.length > 2_000) this.logs.splice(0, 1_000);
     };
     child.stdout?.on('data', collect);

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
-import { DEV_HISTORY_KEY, natsOptionsFromEnv, Stack } from './launcher.js';
+import { DEV_HISTORY_KEY, DEV_JOURNAL_KEY, natsOptionsFromEnv, Stack } from './launcher.js';
 
 const run = promisify(execFile);
 const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
@@ -128,6 +128,7 @@ const stack = new Stack({
   jwtSecret: env.TETHER_JWT_SECRET ?? DEV_JWT_SECRET,
   edgeSecret: env.TETHER_EDGE_SECRET ?? DEV_EDGE_SECRET,
   historyKey: env.TETHER_HISTORY_KEY ?? DEV_HISTORY_KEY,
+  journalKey: env.TETHER_JOURNAL_KEY ?? DEV_JOURNAL_KEY,
   demoOwner: env.TETHER_DEMO_OWNER ?? 'demo',
   agent,
   edgeDataDir,

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { EDGE_AGENT_ACTIONS, type EdgeAgentAction } from '#contracts';
-import { ApiClient, type ApiReply } from '#test-support';
+import { ApiClient, LIMITS_OFF_ENV, type ApiReply } from '#test-support';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
   eventually,
@@ -74,6 +74,7 @@ beforeAll(async () => {
     owner: ALICE,
     stack: {
       extraEnv: {
+        ...LIMITS_OFF_ENV,
         TETHER_JWT_ISSUER: ISSUER,
         TETHER_JWT_AUDIENCE: AUDIENCE,
         TETHER_SSE_REAUTHORIZE_MS: '500',

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { edgeToken, type EdgeAgentAction } from '#contracts';
 import { encodeJson, decodeJson } from '#messaging';
-import { signToken, type ApiClient } from '#test-support';
+import { LIMITS_OFF_ENV, signToken, type ApiClient } from '#test-support';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
   startScriptedSession,
@@ -54,7 +54,9 @@ beforeAll(async () => {
     label: 'e2efuzz',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
-    owner: `alice${Date.now() % 100_000}`,
+    owner,
+    // Ten thousand requests from one user on purpose; the limits have their own suites.
+    stack: { extraEnv: LIMITS_OFF_ENV },
   });
   alice = e2e.owner;
   aliceToken = await signToken(JWT_SECRET, owner);

@@ -13,13 +13,13 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import {
-  journalEntrySchema,
   lifecycleEventSchema,
+  sealedJournalEntrySchema,
   type HistoryJournalPageReply,
-  type JournalEntry,
   type JournalItem,
   type JournalSnapshot,
   type LifecycleEvent,
+  type SealedJournalEntry,
 } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
 import { freePort, signToken, testServices } from '#test-support';
@@ -265,7 +265,7 @@ it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid
     // The journal itself: contiguous sequences within each epoch, chained by stream sequence.
     const rows = (await messagesOn(stack.subjects.sessionJournal(sessionId))).map(({ seq, data }) => ({
       seq,
-      entry: journalEntrySchema.parse(decodeJson(data)) as JournalEntry,
+      entry: sealedJournalEntrySchema.parse(decodeJson(data)) as SealedJournalEntry,
     }));
     let previousSeq = 0;
     let expected = 1;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient } from '#test-support';
+import { LIMITS_OFF_ENV, signToken, type ApiClient } from '#test-support';
 import {
   OPERATION_REFUSAL_CODES,
   operationFingerprint,
@@ -70,6 +70,8 @@ beforeAll(async () => {
       secondRouter: true,
       // A dead replica's claim lapses quickly, and a duplicate waits long enough to see it lapse.
       extraEnv: {
+        // 1,000 calls as one user in seconds: the storm is the point here, not the user's rate.
+        ...LIMITS_OFF_ENV,
         TETHER_OPERATION_CLAIM_MS: '3000',
         TETHER_OPERATION_WAIT_MS: '4000',
         TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),

@@ -5,7 +5,7 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { journalEntrySchema, lifecycleEventSchema, type LifecycleEvent } from '#contracts';
+import { lifecycleEventSchema, sealedJournalEntrySchema, type LifecycleEvent } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
 import { signToken, testServices } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
@@ -71,7 +71,7 @@ async function journalHead(sessionId: string) {
   const message = await jsm.streams.getMessage(stack.subjects.sessionsStream, {
     last_by_subj: stack.subjects.sessionJournal(sessionId),
   });
-  return journalEntrySchema.parse(decodeJson(message!.data, message!.subject));
+  return sealedJournalEntrySchema.parse(decodeJson(message!.data, message!.subject));
 }
 
 it('announces a delete once, ends open streams at once, and announces a discard', async () => {

@@ -13,6 +13,7 @@ import { API_CONFIG, SUBJECTS } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
+import { LimitsModule } from './limits/limits.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 
@@ -30,6 +31,7 @@ export class ApiModule {
       module: ApiModule,
       global: true,
       imports: [
+        LimitsModule,
         AuthModule,
         EdgeAgentsModule,
         AccessesModule,

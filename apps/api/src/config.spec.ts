@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '#config';
-import { apiConfigSchema } from './config.js';
+import { apiConfigSchema, USER_LIMITS_DEFAULTS } from './config.js';
 
 describe('api config', () => {
   it('reads the defaults with an HS256 secret', () => {
@@ -16,7 +16,25 @@ describe('api config', () => {
       },
       sse: { heartbeatMs: 15_000, reauthorizeMs: 60_000 },
       authorizeCacheMs: 2_000,
+      limits: USER_LIMITS_DEFAULTS,
     });
+  });
+
+  it('reads the per-user limits and refuses a bound below 1', () => {
+    const secret = { TETHER_JWT_SECRET: 'a-development-secret' };
+    const config = loadConfig(apiConfigSchema, {
+      ...secret,
+      TETHER_USER_RATE_PER_S: '5',
+      TETHER_USER_RATE_BURST: '10',
+      TETHER_USER_SSE_STREAMS_MAX: '3',
+    });
+    expect(config.limits).toMatchObject({ userRate: { perSecond: 5, burst: 10 }, userStreams: 3 });
+    expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_USER_WATCHES_MAX: '0' })).toThrow(
+      /TETHER_USER_WATCHES_MAX/,
+    );
+    expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_EDGE_RATE_PER_S: 'fast' })).toThrow(
+      /TETHER_EDGE_RATE_PER_S/,
+    );
   });
 
   it('turns the authorization cache off with 0 and refuses more than 2 s', () => {

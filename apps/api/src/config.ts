@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkNatsEnv, intVar, logLevelVar, natsEnv, natsSettings, type NatsSettings } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
+import type { Rate } from './limits/token-bucket.js';
 
 /** A shared secret shorter than this is too easy to guess for HS256. */
 const JWT_SECRET_MIN_LENGTH = 16;
@@ -22,6 +23,25 @@ const SSE_TIMER_MAX_MS = 10 * 60_000;
  */
 export const AUTHORIZE_CACHE_DEFAULT_MS = 2_000;
 const AUTHORIZE_CACHE_MAX_MS = 2_000;
+
+/**
+ * Per-user and per-edge limits (docs/security.md "Limits per user"). A console polling, watching
+ * and sending stays far below 20 requests a second (a burst of 60 covers a page load or a file
+ * transfer's first chunks; 128 KiB chunks at 20 a second move 2.5 MiB/s), while a script
+ * flooding the api is held to it (bench/flood.ts: under the flood the other user's p95 rose
+ * about 2.7x at 50/200, about 2x at 20/60, 9x with no limits); the stream and watch bounds are well above what one person's tabs
+ * open, far below the 2,000 streams one user opened in the flood this guards against.
+ */
+export const USER_LIMITS_DEFAULTS: UserLimitsConfig = {
+  userRate: { perSecond: 20, burst: 60 },
+  edgeRate: { perSecond: 100, burst: 400 },
+  userStreams: 32,
+  edgeStreams: 64,
+  userWatches: 16,
+  edgeWatches: 32,
+};
+const RATE_MAX_PER_S = 100_000;
+const HELD_MAX = 100_000;
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -55,6 +75,14 @@ const envSchema = z.object({
   TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
   // 0 turns the authorization cache off (every call asks history, as before).
   TETHER_AUTHORIZE_CACHE_MS: intVar(AUTHORIZE_CACHE_DEFAULT_MS, 0, AUTHORIZE_CACHE_MAX_MS),
+  TETHER_USER_RATE_PER_S: intVar(USER_LIMITS_DEFAULTS.userRate.perSecond, 1, RATE_MAX_PER_S),
+  TETHER_USER_RATE_BURST: intVar(USER_LIMITS_DEFAULTS.userRate.burst, 1, RATE_MAX_PER_S),
+  TETHER_EDGE_RATE_PER_S: intVar(USER_LIMITS_DEFAULTS.edgeRate.perSecond, 1, RATE_MAX_PER_S),
+  TETHER_EDGE_RATE_BURST: intVar(USER_LIMITS_DEFAULTS.edgeRate.burst, 1, RATE_MAX_PER_S),
+  TETHER_USER_SSE_STREAMS_MAX: intVar(USER_LIMITS_DEFAULTS.userStreams, 1, HELD_MAX),
+  TETHER_EDGE_SSE_STREAMS_MAX: intVar(USER_LIMITS_DEFAULTS.edgeStreams, 1, HELD_MAX),
+  TETHER_USER_WATCHES_MAX: intVar(USER_LIMITS_DEFAULTS.userWatches, 1, HELD_MAX),
+  TETHER_EDGE_WATCHES_MAX: intVar(USER_LIMITS_DEFAULTS.edgeWatches, 1, HELD_MAX),
 });
 
 /** How bearer tokens are verified: a shared HS256 secret (development) or a remote JWKS. */
@@ -73,6 +101,17 @@ export interface ApiConfig {
    * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
    */
   authorizeCacheMs?: number;
+  /** Per-user and per-edge limits; absent (a config built by hand): USER_LIMITS_DEFAULTS. */
+  limits?: UserLimitsConfig;
+}
+
+export interface UserLimitsConfig {
+  userRate: Rate;
+  edgeRate: Rate;
+  userStreams: number;
+  edgeStreams: number;
+  userWatches: number;
+  edgeWatches: number;
 }
 
 export interface SseConfig {
@@ -106,4 +145,12 @@ export const apiConfigSchema = envSchema
     },
     sse: { heartbeatMs: env.TETHER_SSE_HEARTBEAT_MS, reauthorizeMs: env.TETHER_SSE_REAUTHORIZE_MS },
     authorizeCacheMs: env.TETHER_AUTHORIZE_CACHE_MS,
+    limits: {
+      userRate: { perSecond: env.TETHER_USER_RATE_PER_S, burst: env.TETHER_USER_RATE_BURST },
+      edgeRate: { perSecond: env.TETHER_EDGE_RATE_PER_S, burst: env.TETHER_EDGE_RATE_BURST },
+      userStreams: env.TETHER_USER_SSE_STREAMS_MAX,
+      edgeStreams: env.TETHER_EDGE_SSE_STREAMS_MAX,
+      userWatches: env.TETHER_USER_WATCHES_MAX,
+      edgeWatches: env.TETHER_EDGE_WATCHES_MAX,
+    },
   }));

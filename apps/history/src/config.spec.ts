@@ -4,6 +4,7 @@ import { AUTHORIZE_POOL_CONNECTIONS, loadHistoryConfig } from './config.js';
 const BASE = {
   TETHER_EDGE_SECRET: 'history-spec-edge-secret-0123456789',
   TETHER_HISTORY_KEY: 'history-spec-at-rest-key-0123456789abcdef',
+  TETHER_JOURNAL_KEY: 'history-spec-journal-key-0123456789abcdef',
 };
 
 describe('history config: database connections', () => {
@@ -30,5 +31,21 @@ describe('history config: database connections', () => {
       loadHistoryConfig({ ...env, TETHER_DATABASE_MAX_CONNECTIONS: String(AUTHORIZE_POOL_CONNECTIONS + 5) })
         .databasePools.prisma,
     ).toBe(5);
+  });
+});
+
+describe('history config: the journal key', () => {
+  it('is required, at least 32 characters, with previous keys for a rotation', () => {
+    const { TETHER_JOURNAL_KEY: _key, ...withoutKey } = BASE;
+    expect(() => loadHistoryConfig(withoutKey)).toThrow(/TETHER_JOURNAL_KEY/);
+    expect(() => loadHistoryConfig({ ...BASE, TETHER_JOURNAL_KEY: 'short' })).toThrow(/TETHER_JOURNAL_KEY/);
+    expect(loadHistoryConfig(BASE).journalKeys).toEqual({ current: BASE.TETHER_JOURNAL_KEY, previous: [] });
+    const previous = 'history-spec-old-journal-key-0123456789ab';
+    expect(
+      loadHistoryConfig({ ...BASE, TETHER_JOURNAL_PREVIOUS_KEYS: ` ${previous} ,` }).journalKeys.previous,
+    ).toEqual([previous]);
+    expect(() => loadHistoryConfig({ ...BASE, TETHER_JOURNAL_PREVIOUS_KEYS: 'short' })).toThrow(
+      /TETHER_JOURNAL_PREVIOUS_KEYS/,
+    );
   });
 });

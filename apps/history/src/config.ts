@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   checkNatsEnv,
+  journalKeyVar,
+  journalPreviousKeysVar,
   databaseUrlVar,
   intVar,
   loadConfig,
@@ -58,6 +60,9 @@ export const historyConfigSchema = z
      * or changing it makes stored history unreadable (docs/contract.md "History at rest").
      */
     TETHER_HISTORY_KEY: z.string().min(32, 'must be at least 32 characters'),
+    /** The journal's content key (docs/security.md "Content encryption"); previous keys only open. */
+    TETHER_JOURNAL_KEY: journalKeyVar(),
+    TETHER_JOURNAL_PREVIOUS_KEYS: journalPreviousKeysVar(),
     TETHER_JOURNAL_MAX_ACK_PENDING: intVar(JOURNAL_MAX_ACK_PENDING_DEFAULT, 1, 10_000),
     TETHER_JOURNAL_WRITE_CONCURRENCY: intVar(JOURNAL_WRITE_CONCURRENCY_DEFAULT, 1, 64),
     /** 0 turns the periodic compaction off (another replica, or nothing, compacts). */
@@ -99,6 +104,7 @@ export const historyConfigSchema = z
     },
     edgeSecret: env.TETHER_EDGE_SECRET,
     historyKey: env.TETHER_HISTORY_KEY,
+    journalKeys: { current: env.TETHER_JOURNAL_KEY, previous: env.TETHER_JOURNAL_PREVIOUS_KEYS },
     journalMaxAckPending: env.TETHER_JOURNAL_MAX_ACK_PENDING,
     journalWriteConcurrency: env.TETHER_JOURNAL_WRITE_CONCURRENCY,
     journalCompaction: {

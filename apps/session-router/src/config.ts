@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { checkNatsEnv, intVar, loadConfig, logLevelVar, natsEnv, natsSettings, redisUrlVar } from '#config';
+import {
+  checkNatsEnv,
+  intVar,
+  journalKeyVar,
+  journalPreviousKeysVar,
+  loadConfig,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+  redisUrlVar,
+} from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar } from '#telemetry';
 
@@ -23,6 +33,9 @@ export const routerConfigSchema = z
     TETHER_LOG_LEVEL: logLevelVar(),
     TETHER_REDIS_URL: redisUrlVar(),
     TETHER_EDGE_SECRET: z.string().min(16, 'must be at least 16 characters'),
+    /** The journal's content key (docs/security.md "Content encryption"); previous keys only open. */
+    TETHER_JOURNAL_KEY: journalKeyVar(),
+    TETHER_JOURNAL_PREVIOUS_KEYS: journalPreviousKeysVar(),
     /** How long a watch waits for the revision to move; tests shorten it. */
     TETHER_WATCH_WAIT_MS: intVar(Limits.WATCH_WAIT_MS, 1, Limits.WATCH_WAIT_MS),
     /** How often the lease reaper runs; tests may shorten it. */
@@ -67,6 +80,7 @@ export const routerConfigSchema = z
     logLevel: env.TETHER_LOG_LEVEL,
     redisUrl: env.TETHER_REDIS_URL,
     edgeSecret: env.TETHER_EDGE_SECRET,
+    journalKeys: { current: env.TETHER_JOURNAL_KEY, previous: env.TETHER_JOURNAL_PREVIOUS_KEYS },
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,
     leaseReaperIntervalMs: env.TETHER_LEASE_REAPER_INTERVAL_MS,
     metricsPort: env.TETHER_METRICS_PORT,

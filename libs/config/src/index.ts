@@ -58,3 +58,36 @@ export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbo
 
 export { natsUrlVar, natsEnv, checkNatsEnv, natsSettings, natsSettingsFromUrl } from './nats.js';
 export type { NatsEnv, NatsSettings, NatsTlsSettings } from './nats.js';
+
+/** Characters a journal secret needs at least: the key is derived from it, never stretched. */
+const JOURNAL_KEY_MIN_LENGTH = 32;
+/** Previous journal secrets kept readable at once (one rotation in progress, plus one spare). */
+const JOURNAL_PREVIOUS_KEYS_MAX = 4;
+
+/**
+ * `TETHER_JOURNAL_KEY`: the secret the journal's content key is derived from (router: seals;
+ * history and the router: open). Required: conversation content never rests on JetStream in
+ * plain text (docs/security.md "Content encryption").
+ */
+export const journalKeyVar = () =>
+  z.string().min(JOURNAL_KEY_MIN_LENGTH, `must be at least ${JOURNAL_KEY_MIN_LENGTH} characters`);
+
+/**
+ * `TETHER_JOURNAL_PREVIOUS_KEYS`: comma-separated secrets that only open rows sealed before a
+ * rotation; empty by default.
+ */
+export const journalPreviousKeysVar = () =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(journalKeyVar())
+        .max(JOURNAL_PREVIOUS_KEYS_MAX, `at most ${JOURNAL_PREVIOUS_KEYS_MAX} previous keys`),
+    );

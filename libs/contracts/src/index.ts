@@ -63,6 +63,8 @@ export {
   isRpcError,
   STORED_STATES,
   AUDITED_ACTIONS,
+  AUDIT_ID_MAX_LENGTH,
+  AUDIT_UNDECODED_ACTION,
   JOURNAL_DIRECTIONS,
   JOURNAL_RESET_REASONS,
   LIFECYCLE_EVENT_TYPES,
@@ -77,6 +79,8 @@ export type {
   JournalEntry,
   JournalSubmissionEntry,
   JournalMessage,
+  JournalWireMessage,
+  SealedJournalEntry,
   JournalSubmissionView,
   RevisionNotice,
   EdgeHeartbeat,
@@ -162,6 +166,7 @@ export {
   journalEntrySchema,
   journalSubmissionEntrySchema,
   journalMessageSchema,
+  sealedJournalEntrySchema,
   lifecycleEventSchema,
   publishedLifecycleEventSchema,
   tolerantLifecycleEventSchema,
@@ -179,6 +184,7 @@ export {
   base64DecodedLength,
   exceedsBytes,
   hasControlChars,
+  isStorableId,
 } from './validation.js';
 export { LIVE_ONLY_FIELDS, withoutLiveOnlyFields } from './snapshot.js';
 export {

@@ -113,9 +113,21 @@ export interface JournalSubmissionEntry {
   recorded_at: number;
 }
 
-/** Anything on a session's journal subject. */
+/**
+ * A `JournalEntry` as it travels and rests on JetStream: the snapshot (the conversation) only
+ * encrypted, as `sealed_snapshot` (base64 of the journal cipher's envelope, docs/security.md
+ * "Content encryption"); every other field is ids, positions and times, readable by the
+ * sequencer without the key.
+ */
+export type SealedJournalEntry = Omit<JournalEntry, 'snapshot'> & { sealed_snapshot: string };
+
+/** Anything on a session's journal subject, as the code handles it (snapshot opened). */
 export type JournalMessage = JournalEntry | JournalSubmissionEntry;
-export function isSubmissionEntry(message: JournalMessage): message is JournalSubmissionEntry {
+/** Anything on a session's journal subject, as it is stored (snapshot sealed). */
+export type JournalWireMessage = SealedJournalEntry | JournalSubmissionEntry;
+export function isSubmissionEntry<M extends JournalMessage | JournalWireMessage>(
+  message: M,
+): message is Extract<M, JournalSubmissionEntry> {
   return 'kind' in message && message.kind === 'submission';
 }
 
@@ -349,16 +361,31 @@ export const AUDITED_ACTIONS = [
 ] as const satisfies readonly EdgeAgentAction[];
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
 
+/** The longest id an audit record keeps as decoded; a longer one is left out (docs/security.md "Audit"). */
+export const AUDIT_ID_MAX_LENGTH = 64;
+/** The `action` of a refused call whose body named no known action. */
+export const AUDIT_UNDECODED_ACTION = 'invalid';
+
 /**
- * api → history over JetStream (`<ns>.audit.edge-agent`): one mutating action. Ids and outcome
- * only: never a prompt, output, path, title or credential.
+ * api → history over JetStream (`<ns>.audit.edge-agent`): one mutating action, or any refused
+ * call of an authenticated caller. Ids and outcome only: never a prompt, output, path, title or
+ * credential.
  */
 export interface AuditRecord {
   v: 1;
   /** 32 hex characters, unique per request; history stores each id once. */
   id: string;
   actor_id: string;
-  action: AuditedAction;
+  /**
+   * An audited action; for a refused call any action the body named, or `invalid` when it named
+   * none that exists.
+   */
+  action: string;
+  /**
+   * For a refused call, the ids exactly as the body held them when they are storable (at most
+   * AUDIT_ID_MAX_LENGTH characters, no control character), even when they are not valid ids
+   * (`"0"`, `"null"`); an id that could not be decoded is left out, and an edge id is then `''`.
+   */
   edge_id: string;
   access_id?: string;
   session_id?: string;

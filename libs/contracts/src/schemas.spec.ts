@@ -487,7 +487,15 @@ describe('requestSchemas', () => {
     };
     expect(parses(auditRecordSchema, record)).toBe(true);
     expect(parses(auditRecordSchema, { ...record, text: 'prompt' })).toBe(false);
-    expect(parses(auditRecordSchema, { ...record, action: 'poll' })).toBe(false);
+    // A refused call of any client action is audited, and one that named no action as `invalid`.
+    expect(parses(auditRecordSchema, { ...record, action: 'poll' })).toBe(true);
+    expect(parses(auditRecordSchema, { ...record, action: 'invalid' })).toBe(true);
+    expect(parses(auditRecordSchema, { ...record, action: 'snapshot' })).toBe(false);
+    // Ids as refused calls sent them, when storable; never a NUL, a control character or 200 KB.
+    expect(parses(auditRecordSchema, { ...record, edge_id: '0', session_id: 'null' })).toBe(true);
+    expect(parses(auditRecordSchema, { ...record, session_id: 'a\u0000b' })).toBe(false);
+    expect(parses(auditRecordSchema, { ...record, session_id: 's'.repeat(200_000) })).toBe(false);
+    expect(parses(auditRecordSchema, { ...record, actor_id: 'al\u0000ice' })).toBe(false);
     expect(parses(auditRecordSchema, { ...record, status: 'Not A Status' })).toBe(false);
   });
 

@@ -21,7 +21,8 @@ import {
   type ResumeState,
 } from './edge-agent.js';
 import {
-  AUDITED_ACTIONS,
+  AUDIT_ID_MAX_LENGTH,
+  AUDIT_UNDECODED_ACTION,
   type AccessInput,
   type AuditRecord,
   type EdgeHeartbeat,
@@ -29,7 +30,8 @@ import {
   type HistoryJournalPageRequest,
   type HistorySessionScope,
   type JournalEntry,
-  type JournalMessage,
+  type JournalWireMessage,
+  type SealedJournalEntry,
   type JournalSubmissionEntry,
   LIFECYCLE_EVENT_TYPES,
   type LifecycleEvent,
@@ -73,6 +75,7 @@ import {
   base64DecodedLength,
   hasControlChars,
   isEdgeId,
+  isStorableId,
   isOpaqueId,
   normalizeDecimalUint64,
   validateEdgeAgentRequest,
@@ -493,10 +496,30 @@ export const journalSubmissionEntrySchema: z.ZodType<JournalSubmissionEntry> = z
   recorded_at: timestampSchema,
 });
 
-/** Anything on a journal subject: an edge update's row or a submission row. */
-export const journalMessageSchema: z.ZodType<JournalMessage> = z.union([
+/** Base64 of a sealed snapshot; bounded like the largest snapshot an update may carry. */
+const SEALED_SNAPSHOT_MAX_LENGTH = 8 * 1024 * 1024;
+
+/** An edge update's row as JetStream stores it: the snapshot sealed (see `SealedJournalEntry`). */
+export const sealedJournalEntrySchema: z.ZodType<SealedJournalEntry> = z.strictObject({
+  v: z.literal(1),
+  session_id: internalIdSchema,
+  edge_id: edgeIdSchema,
+  actor_id: actorIdSchema,
+  access_id: internalIdSchema.optional(),
+  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
+  revision: countSchema,
+  sequence: z.int().min(1).optional(),
+  prev_stream_seq: countSchema.optional(),
+  sealed_snapshot: z.string().min(1).max(SEALED_SNAPSHOT_MAX_LENGTH),
+  emitted_at: timestampSchema,
+  recorded_at: timestampSchema,
+  fence: z.int().min(0).optional(),
+});
+
+/** Anything on a journal subject as stored: a sealed edge update's row or a submission row. */
+export const journalMessageSchema: z.ZodType<JournalWireMessage> = z.union([
   journalSubmissionEntrySchema,
-  journalEntrySchema,
+  sealedJournalEntrySchema,
 ]);
 
 const resolutionSchema: z.ZodType<PromptResolution> = z.object({
@@ -637,14 +660,17 @@ const journalPageSchema: z.ZodType<HistoryJournalPageRequest> = z.strictObject({
 });
 
 /** A record is ids and an outcome only; any free text field would be a leak, so none exists. */
+/** An id as a refused call's body held it: anything storable (docs/security.md "Audit"). */
+const auditIdSchema = z.string().refine((id) => isStorableId(id, AUDIT_ID_MAX_LENGTH), 'id is not storable');
+
 export const auditRecordSchema: z.ZodType<AuditRecord> = z.strictObject({
   v: z.literal(1),
   id: z.string().regex(/^[0-9a-f]{32}$/),
-  actor_id: actorIdSchema,
-  action: z.enum(AUDITED_ACTIONS),
-  edge_id: edgeIdSchema,
-  access_id: opaqueIdSchema.optional(),
-  session_id: opaqueIdSchema.optional(),
+  actor_id: actorIdSchema.refine((id) => isStorableId(id, ACTOR_ID_MAX_LENGTH), 'actor_id is not storable'),
+  action: z.union([z.enum(EDGE_AGENT_ACTIONS), z.literal(AUDIT_UNDECODED_ACTION)]),
+  edge_id: z.union([z.literal(''), auditIdSchema]),
+  access_id: auditIdSchema.optional(),
+  session_id: auditIdSchema.optional(),
   status: z
     .string()
     .max(AUDIT_STATUS_MAX_LENGTH)

@@ -147,6 +147,15 @@ export function hasControlChars(s: string): boolean {
   return false;
 }
 
+/**
+ * An identifier every store and log can hold as it is: 1..`maxLength` code units, well-formed
+ * UTF-8 (no lone surrogate), no control character (Postgres text refuses NUL; control characters
+ * forge log lines). A JWT `sub` is held to it at the door, audit ids before they are recorded.
+ */
+export function isStorableId(s: string, maxLength: number): boolean {
+  return s.length > 0 && s.length <= maxLength && s.isWellFormed() && !hasControlChars(s);
+}
+
 /** A JS string is valid UTF-8 exactly when it has no lone surrogate. */
 export function isValidUtf8(s: string): boolean {
   return s.isWellFormed();

@@ -30,3 +30,4 @@ export {
   withSendSpan,
 } from './trace-context.js';
 export type { IncomingMessage, ProcessOptions, SendOptions } from './trace-context.js';
+export { JournalCipher, JournalSealError } from './journal-cipher.js';

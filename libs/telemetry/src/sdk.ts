@@ -43,6 +43,11 @@ const STANDARD_HISTOGRAMS = [
 
 let sdk: NodeSDK | undefined;
 
+/** What a Redis span records of a command: its name, never its keys or arguments. */
+export function redisStatement(command: string): string {
+  return command;
+}
+
 function untraced(request: IncomingMessage): boolean {
   const url = request.url ?? '';
   const query = url.indexOf('?');
@@ -76,13 +81,16 @@ function instrumentations(tracing: boolean) {
   const always = [
     new HttpInstrumentation({ ignoreIncomingRequestHook: untraced }),
     // Without tracing no span is ever active, and requireParentSpan would skip the metric too.
-    new PgInstrumentation({ requireParentSpan: tracing }),
+    // Statements are parameterised; their values are never recorded (the default, pinned).
+    new PgInstrumentation({ requireParentSpan: tracing, enhancedDatabaseReporting: false }),
     new RuntimeNodeInstrumentation(),
   ];
   if (!tracing) return always;
   return [
     ...always,
-    new IORedisInstrumentation({ requireParentSpan: true }),
+    // The command name only: arguments hold session state, and a ledger script's hold the
+    // recorded reply (prompt and agent output). docs/security.md "Telemetry redaction".
+    new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
     new PrismaInstrumentation({ ignoreSpanTypes: PRISMA_SPANS_IGNORED }),
   ];
 }

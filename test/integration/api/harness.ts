@@ -36,6 +36,15 @@ export const BOB_ACCESS: AgentAccess = {
 };
 export const SESSION = 's'.repeat(32);
 
+const GENEROUS_LIMITS: NonNullable<ApiConfig['limits']> = {
+  userRate: { perSecond: 100_000, burst: 100_000 },
+  edgeRate: { perSecond: 100_000, burst: 100_000 },
+  userStreams: 100_000,
+  edgeStreams: 100_000,
+  userWatches: 100_000,
+  edgeWatches: 100_000,
+};
+
 export async function token(
   sub: string | undefined,
   options: { permissions?: unknown; expiresIn?: number; secret?: string } = {},
@@ -175,7 +184,7 @@ export async function startApi(
   label: string,
   key: JwtKeySource = { kind: 'secret', secret: SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
-  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'limits'>> = {},
 ): Promise<Harness> {
   const { natsUrl } = await testServices();
   const namespace = uniqueNamespace(label);
@@ -189,6 +198,8 @@ export async function startApi(
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },
     jwt: { key, ...jwt },
+    // Suites fire many calls as one user in a burst; the limits suite passes its own.
+    limits: GENEROUS_LIMITS,
     ...overrides,
   };
   const standIns = new StandIns(standInNc, subjects);

@@ -14,6 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
   appendFileSync,
+  linkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -391,6 +392,25 @@ describe('edge files over NATS', () => {
       await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
     });
 
+    it('refuses a file with more than one hard link, before and during a read', async () => {
+      // A hard link planted in the project is the outside file itself: its path cannot tell.
+      linkSync(join(outside, 'secret.txt'), join(project, 'escape', 'hardlink.txt'));
+      const planted = await file('file_read', { path: 'escape/hardlink.txt' });
+      expect(planted.status).toBe('invalid_request');
+      expect(planted.file_data).toBeUndefined();
+      rmSync(join(project, 'escape', 'hardlink.txt'));
+
+      const path = join(project, 'read-linked.bin');
+      writeFileSync(path, Buffer.alloc(CHUNK + 10, 1));
+      const first = await file('file_read', { path: 'read-linked.bin' });
+      expect(first).toMatchObject({ status: 'ok', file_offset: CHUNK });
+      linkSync(path, join(outside, 'linked-later.bin'));
+      const next = await file('file_read', { transfer_id: first.transfer_id, offset: CHUNK });
+      expect(next.status).toBe('invalid_request');
+      expect(next.file_data).toBeUndefined();
+      rmSync(join(outside, 'linked-later.bin'));
+    });
+
     it('detects a file swapped for a symlink, replaced, or changed during a read', async () => {
       const big = Buffer.alloc(CHUNK + 10, 1);
       const cases: [string, (path: string) => void][] = [
@@ -544,6 +564,25 @@ describe('edge files over NATS', () => {
         expect(sent.status).toBe('invalid_request');
       }
       expect((await rpc({ action: 'poll', session_id: id, access_id: ACCESS })).messages ?? []).toEqual([]);
+      await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
+    });
+
+    it('refuses an attachment hard-linked to a file outside the project', async () => {
+      const id = await start();
+      const notes = await upload2(id, 'notes.txt', Buffer.from('notes'));
+      // The upload replaced by a hard link to the outside secret under the same name.
+      rmSync(join(project, notes));
+      linkSync(join(outside, 'secret.txt'), join(project, notes));
+      const sent = await rpc({
+        action: 'send',
+        session_id: id,
+        access_id: ACCESS,
+        text: 'x',
+        attachments: [notes],
+      });
+      expect(sent.status).toBe('invalid_request');
+      expect((await rpc({ action: 'poll', session_id: id, access_id: ACCESS })).messages ?? []).toEqual([]);
+      rmSync(join(project, notes));
       await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
     });
 

@@ -10,12 +10,20 @@ import {
   Subjects,
   type EdgeAgentResult,
   type JournalEntry,
+  type JournalMessage,
   type RequestMap,
   type RequestName,
   type RequestOf,
 } from '#contracts';
 import { connectNats, encodeJson, requestService } from '#messaging';
-import { createTestDatabase, testServices, uniqueNamespace, type TestDatabase } from '#test-support';
+import {
+  createTestDatabase,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+  TEST_JOURNAL_KEY,
+  testJournalCipher,
+} from '#test-support';
 import { startHistory } from '../../../apps/history/src/bootstrap.js';
 import { loadHistoryConfig } from '../../../apps/history/src/config.js';
 
@@ -40,7 +48,10 @@ export interface HistoryHarness {
   call<N extends RequestName>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]>;
   /** Publishes raw bytes to a session's journal; returns the stream sequence. */
   publishRaw(sessionId: string, data: Uint8Array): Promise<number>;
-  publishEntry(entry: JournalEntry): Promise<number>;
+  /** A message as the router stores it: an edge update's snapshot sealed with the journal key. */
+  encode(message: JournalMessage | Record<string, unknown>): Uint8Array;
+  /** Publishes a message as the router would (sealed); returns the stream sequence. */
+  publishEntry(entry: JournalMessage): Promise<number>;
   /** Resolves once the history consumer has acked (or terminated) every message up to `seq`. */
   caughtUp(seq: number): Promise<void>;
   close(): Promise<void>;
@@ -95,6 +106,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     TETHER_NAMESPACE: namespace,
     TETHER_DATABASE_URL: database.url,
     TETHER_EDGE_SECRET: EDGE_SECRET,
+    TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
     TETHER_HISTORY_KEY: HISTORY_KEY,
     TETHER_LOG_LEVEL: 'warn',
   });
@@ -117,6 +129,9 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
   const js = jetstream(client);
   const jsm = await jetstreamManager(client);
   let published = 0;
+  const cipher = testJournalCipher();
+  const encode = (message: JournalMessage | Record<string, unknown>): Uint8Array =>
+    encodeJson('snapshot' in message ? cipher.seal(message as JournalEntry) : message);
   const publishRaw = async (session: string, data: Uint8Array): Promise<number> => {
     // A fresh message id each time: JetStream's duplicate window must not hide a redelivery
     // the test means to make.
@@ -134,7 +149,8 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     call: (name, payload) =>
       requestService(client, subjects, name, payload, { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS }),
     publishRaw,
-    publishEntry: (entry) => publishRaw(entry.session_id, encodeJson(entry)),
+    encode,
+    publishEntry: (entry) => publishRaw(entry.session_id, encode(entry)),
     async caughtUp(seq) {
       const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
       for (;;) {

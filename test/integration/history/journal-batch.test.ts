@@ -13,7 +13,6 @@ import type {
   JournalSubmissionEntry,
   Submission,
 } from '#contracts';
-import { encodeJson } from '#messaging';
 import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import { JournalConsumer } from '../../../apps/history/src/journal/journal.consumer.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
@@ -162,7 +161,7 @@ describe('history: batched journal ingest', () => {
       const message = this.next();
       if (!message) return null;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson(message));
+      this.prev = await h.publishRaw(this.sid, h.encode(message));
       return this.prev;
     }
 
@@ -175,7 +174,7 @@ describe('history: batched journal ingest', () => {
     async publishSpoiled(): Promise<number> {
       const message = this.next()!;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson({ ...message, edge_id: 'not-a-connector' }));
+      this.prev = await h.publishRaw(this.sid, h.encode({ ...message, edge_id: 'not-a-connector' }));
       return this.prev;
     }
   }

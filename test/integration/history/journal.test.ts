@@ -1,4 +1,4 @@
-import { encodeJson } from '#messaging';
+import { encodeJson, JournalCipher } from '#messaging';
 import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import {
   HISTORY_KEY,
@@ -156,7 +156,21 @@ describe('history: journal consumer', () => {
       // A valid entry published on another session's subject is not trusted either.
       await h.publishRaw(
         sessionId(),
-        encodeJson(journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 1)),
+        h.encode(journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 1)),
+      );
+      // A row in plain text (not sealed by the router's journal key) is never stored.
+      await h.publishRaw(
+        session,
+        encodeJson(journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 2)),
+      );
+      // Nor one sealed under another key.
+      await h.publishRaw(
+        session,
+        encodeJson(
+          new JournalCipher('another-deployments-journal-key-0123456789').seal(
+            journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 3),
+          ),
+        ),
       );
       const last = await h.publishEntry(
         journalEntry({ actorId: OWNER, edgeId, accessId, sessionId: session }, 4),

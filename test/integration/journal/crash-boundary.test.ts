@@ -20,7 +20,7 @@ import {
   type Submission,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
-import { testServices } from '#test-support';
+import { testServices, TEST_JOURNAL_KEY } from '#test-support';
 import { REDIS } from '../../../apps/session-router/src/common/tokens.js';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import {
@@ -71,6 +71,7 @@ describe('send crash boundary: sweep and reconcile', () => {
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: h.subjects.namespace,
         TETHER_EDGE_SECRET: SECRET,
+        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
         TETHER_LOG_LEVEL: 'error',
         TETHER_METRICS_PORT: '0',
         TETHER_EDGE_RPC_TIMEOUT_MS: '500',

@@ -15,7 +15,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, ensureDurableConsumer, requestService } from '#messaging';
-import { answerEdgeCredentials, testServices, uniqueNamespace } from '#test-support';
+import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_JOURNAL_KEY } from '#test-support';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
@@ -56,6 +56,7 @@ describe('lifecycle events', () => {
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: namespace,
         TETHER_EDGE_SECRET: SECRET,
+        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
         TETHER_LOG_LEVEL: 'error',
         TETHER_METRICS_PORT: '0',
       }),

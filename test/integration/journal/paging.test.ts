@@ -16,7 +16,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, requestService } from '#messaging';
-import { signToken, testServices } from '#test-support';
+import { signToken, testServices, TEST_JOURNAL_KEY } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
@@ -57,6 +57,7 @@ describe('journal pages', () => {
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: h.subjects.namespace,
         TETHER_EDGE_SECRET: EDGE_SECRET,
+        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
         TETHER_LOG_LEVEL: 'error',
         TETHER_METRICS_PORT: '0',
       }),

@@ -17,7 +17,6 @@ import {
   type JournalSubmissionEntry,
   type Submission,
 } from '#contracts';
-import { encodeJson } from '#messaging';
 import { JournalCompactor } from '../../../apps/history/src/journal/journal-compactor.service.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
 import { JournalPagesService } from '../../../apps/history/src/journal-pages/journal-pages.service.js';
@@ -128,7 +127,7 @@ describe('journal pages: reference §7 cases', () => {
       this.sequence += 1;
       message.sequence = this.sequence;
       message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, encodeJson(message));
+      this.prev = await h.publishRaw(this.sid, h.encode(message));
       this.published.push({ message, streamSeq: this.prev });
       return this.prev;
     }

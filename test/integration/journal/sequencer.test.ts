@@ -7,9 +7,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
-import { edgeToken, result, type EdgeAgentResult, type JournalEntry, type SessionUpdate } from '#contracts';
+import {
+  edgeToken,
+  result,
+  sealedJournalEntrySchema,
+  type EdgeAgentResult,
+  type JournalEntry,
+  type SessionUpdate,
+} from '#contracts';
 import { decodeJson, requestService } from '#messaging';
-import { freePort, testServices } from '#test-support';
+import { freePort, testJournalCipher, testServices, TEST_JOURNAL_KEY } from '#test-support';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 import {
@@ -74,6 +81,7 @@ describe('journal sequencer', () => {
             TETHER_REDIS_URL: redis.url,
             TETHER_NAMESPACE: h.subjects.namespace,
             TETHER_EDGE_SECRET: ROUTER_SECRET,
+            TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
             TETHER_LOG_LEVEL: 'error',
             TETHER_METRICS_PORT: '0',
           }),
@@ -110,6 +118,7 @@ describe('journal sequencer', () => {
   const send = (u: SessionUpdate) =>
     requestService(h.nc, h.subjects, 'routerSessionUpdate', u, { timeoutMs: 10_000 });
 
+  const cipher = testJournalCipher();
   /** Every journal message of a session, in stream order. */
   async function streamEntries(sid: string): Promise<{ seq: number; entry: JournalEntry }[]> {
     const info = await jsm.streams.info(h.subjects.sessionsStream);
@@ -119,7 +128,10 @@ describe('journal sequencer', () => {
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
       const message = await jsm.streams.getMessage(h.subjects.sessionsStream, { seq }).catch(() => null);
       if (!message || message.subject !== subject) continue;
-      out.push({ seq: message.seq, entry: decodeJson<JournalEntry>(message.data) });
+      out.push({
+        seq: message.seq,
+        entry: cipher.open(sealedJournalEntrySchema.parse(decodeJson(message.data))) as JournalEntry,
+      });
     }
     return out;
   }

@@ -9,7 +9,7 @@ import {
   type EdgeAgentRPCRequest,
   type EdgeAgentRequest,
   type EdgeAgentResult,
-  type JournalMessage,
+  type JournalWireMessage,
   type OperationAction,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
@@ -113,8 +113,8 @@ describe('router idempotent mutations', () => {
 
   const records = (sid: string) => suite.redis.keys(`${suite.namespace}:{${sid}}:op:*`);
 
-  async function journal(sid: string): Promise<JournalMessage[]> {
-    const messages: JournalMessage[] = [];
+  async function journal(sid: string): Promise<JournalWireMessage[]> {
+    const messages: JournalWireMessage[] = [];
     const info = await jsm.streams.info(suite.subjects.sessionsStream);
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
       const message = await jsm.streams.getMessage(suite.subjects.sessionsStream, { seq }).catch(() => null);

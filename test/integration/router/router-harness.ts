@@ -13,7 +13,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson } from '#messaging';
-import { answerEdgeCredentials, testServices, uniqueNamespace } from '#test-support';
+import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_JOURNAL_KEY } from '#test-support';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
@@ -49,6 +49,7 @@ export async function createSuite(label: string): Promise<Suite> {
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: namespace,
         TETHER_EDGE_SECRET: EDGE_SECRET,
+        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
         TETHER_LOG_LEVEL: 'error',
         ...env,
       });

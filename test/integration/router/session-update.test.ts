@@ -1,6 +1,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { result } from '#contracts';
-import { decodeJson, encodeJson, requestService } from '#messaging';
+import { result, sealedJournalEntrySchema } from '#contracts';
+import { decodeJson, encodeJson, JournalCipher, JournalSealError, requestService } from '#messaging';
+import { testJournalCipher } from '#test-support';
 import type { JournalEntry, SessionUpdate } from '#contracts';
 import { createSuite, eventually, sessionId, sessionUpdate, type Suite } from './router-harness.js';
 
@@ -84,7 +85,14 @@ describe('router session updates', () => {
     });
     expect(message?.subject).toBe(suite.subjects.sessionJournal(sid));
     expect(message?.header.get('Nats-Msg-Id')).toBe(`${sid}:${ack.epoch}:2`);
-    const entry = decodeJson<JournalEntry>(message!.data);
+    // The stored row holds the conversation only sealed: no prompt text in its bytes, and only
+    // the journal key opens it.
+    expect(Buffer.from(message!.data).toString('utf8')).not.toContain('hello');
+    const sealed = sealedJournalEntrySchema.parse(decodeJson(message!.data));
+    const entry = testJournalCipher().open(sealed) as JournalEntry;
+    expect(() => new JournalCipher('some-other-deployments-journal-key-01234').open(sealed)).toThrow(
+      JournalSealError,
+    );
     expect(entry).toMatchObject({
       v: 1,
       session_id: sid,
@@ -143,5 +151,41 @@ describe('router session updates', () => {
     );
     expect(await storedCount(sid)).toBe(1);
     expect(await suite.redis.get(`${suite.namespace}:{${sid}}:rev`)).toBe('1');
+  });
+
+  it('checks the owner and edge against the journal when Redis lost them, never the update itself', async () => {
+    const sid = sessionId();
+    await send(sessionUpdate({ session_id: sid, revision: 1, edge_id: '101', actor_id: 'alice' }));
+    const forget = async () => {
+      const keys = await suite.redis.keys(`${suite.namespace}:{${sid}}:*`);
+      if (keys.length > 0) await suite.redis.del(...keys);
+    };
+    await forget();
+    // Another enrolled edge, with a valid token for its own id, claiming her session: as itself,
+    // and in her name.
+    for (const intruder of [{ actor_id: 'mallory' }, { actor_id: 'alice' }]) {
+      await expect(
+        send(sessionUpdate({ session_id: sid, revision: 9, edge_id: '666', ...intruder })),
+      ).rejects.toMatchObject({ code: 'invalid_request' });
+    }
+    // Her own edge under another owner is refused too.
+    await expect(
+      send(sessionUpdate({ session_id: sid, revision: 9, edge_id: '101', actor_id: 'mallory' })),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await storedCount(sid)).toBe(1);
+    // Nothing was bound to the intruder: her real edge goes on, and is bound again.
+    await expect(
+      send(sessionUpdate({ session_id: sid, revision: 2, edge_id: '101', actor_id: 'alice' })),
+    ).resolves.toMatchObject({ ok: true, sequence: 2, duplicate: false });
+    expect(await suite.redis.hgetall(`${suite.namespace}:{${sid}}:meta`)).toMatchObject({
+      owner: 'alice',
+      edge: '101',
+    });
+    // And with Redis lost again the intruder is still refused.
+    await forget();
+    await expect(
+      send(sessionUpdate({ session_id: sid, revision: 10, edge_id: '666', actor_id: 'alice' })),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await storedCount(sid)).toBe(2);
   });
 });

@@ -11,7 +11,7 @@ import {
   type HistoryJournalPageReply,
 } from '#contracts';
 import { RpcRemoteError, requestService } from '#messaging';
-import { testServices } from '#test-support';
+import { testServices, TEST_JOURNAL_KEY } from '#test-support';
 import { Redis } from 'ioredis';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
@@ -53,6 +53,7 @@ describe('router + history: stored sessions', () => {
         TETHER_REDIS_URL: services.redisUrl,
         TETHER_NAMESPACE: h.subjects.namespace,
         TETHER_EDGE_SECRET: EDGE_SECRET,
+        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
         TETHER_LOG_LEVEL: 'error',
       }),
     );

@@ -44,3 +44,15 @@ test('a token with a bad signature is never accepted, even after a good one', as
   const forged = good.slice(0, -4) + (good.endsWith('AAAA') ? 'BBBB' : 'AAAA');
   await expect(auth.authenticate(`Bearer ${forged}`)).rejects.toBeInstanceOf(UnauthorizedError);
 });
+
+test.each([
+  ['a NUL byte', 'ali\u0000ce'],
+  ['a control character', 'alice\u001b[31m'],
+  ['a line break', 'alice\nadmin'],
+  ['a lone surrogate', 'alice\ud800'],
+  ['33 characters', 'a'.repeat(33)],
+  ['nothing', ''],
+])('a validly signed token whose sub holds %s is refused at the door', async (_what, sub) => {
+  const auth = new AuthService(config);
+  await expect(auth.authenticate(`Bearer ${await token(sub, 60)}`)).rejects.toBeInstanceOf(UnauthorizedError);
+});

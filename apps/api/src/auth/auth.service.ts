@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { Limits } from '#contracts';
+import { isStorableId, Limits } from '#contracts';
 import type { ApiConfig } from '../config.js';
 import { AuthUnavailableError, UnauthorizedError } from '../common/errors.js';
 import { API_CONFIG } from '../common/tokens.js';
@@ -97,8 +97,11 @@ export class AuthService {
       throw new UnauthorizedError(`Token rejected: ${error.code}.`);
     }
     const actorId = payload.sub;
-    if (typeof actorId !== 'string' || actorId.length === 0 || actorId.length > Limits.ACTOR_ID_MAX_LENGTH) {
-      throw new UnauthorizedError('Token subject missing or too long.');
+    // The subject becomes the actor id in every store, subject-scoped key and audit record: one
+    // that cannot be stored as it is (NUL, control characters, lone surrogates, too long) is
+    // refused here, never half-way through an action (docs/security.md "Audit").
+    if (typeof actorId !== 'string' || !isStorableId(actorId, Limits.ACTOR_ID_MAX_LENGTH)) {
+      throw new UnauthorizedError('Token subject missing, too long or not storable.');
     }
     const claim = payload['permissions'];
     const permissions = new Set(

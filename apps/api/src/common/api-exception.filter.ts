@@ -10,7 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RpcErrorCode } from '#contracts';
 import { RpcRemoteError, RpcUnavailableError } from '#messaging';
-import { ApiError } from './errors.js';
+import { ApiError, TooManyRequestsError } from './errors.js';
 import { isRawBody } from './json-body.js';
 import { allowedMethods, isEdgeAgentsPath } from './routes.js';
 
@@ -65,6 +65,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   private toBody(exception: unknown, request: FastifyRequest, reply: FastifyReply): ErrorBody {
     if (exception instanceof ApiError) {
+      if (exception instanceof TooManyRequestsError) {
+        reply.header('retry-after', String(exception.retryAfterSeconds));
+      }
       return { code: exception.status, message: exception.publicMessage };
     }
     if (exception instanceof RpcRemoteError) {

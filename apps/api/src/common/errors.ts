@@ -52,3 +52,16 @@ export class AuthUnavailableError extends ApiError {
   readonly status = 503;
   readonly publicMessage = 'agent unavailable';
 }
+
+/** A per-user or per-edge limit refused the call; `Retry-After` says when to try again. */
+export class TooManyRequestsError extends ApiError {
+  readonly status = 429;
+  readonly publicMessage = 'too many requests';
+  constructor(
+    detail: string,
+    /** Whole seconds, at least 1 (RFC 9110 `Retry-After` delay-seconds). */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
+}

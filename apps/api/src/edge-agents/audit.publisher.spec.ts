@@ -1,4 +1,5 @@
-import { auditRecord, isAudited, traceIdOf } from './audit.publisher.js';
+import { auditRecordSchema } from '#contracts';
+import { auditRecord, isAudited, refusedAuditRecord, traceIdOf } from './audit.publisher.js';
 
 describe('audit records', () => {
   it('keep ids and outcome only, never request text, title, path or file data', () => {
@@ -47,5 +48,41 @@ describe('audit records', () => {
     expect(traceIdOf(undefined)).toBeUndefined();
     expect(traceIdOf('garbage')).toBeUndefined();
     expect(traceIdOf(`00-${'0'.repeat(32)}-b7ad6b7169203331-01`)).toBeUndefined();
+  });
+
+  it('record a refused call with the ids it sent, malformed ones included, when they can be stored', () => {
+    const cases: [unknown, Record<string, unknown>][] = [
+      [
+        { action: 'send', edge_id: '0', text: 'secret prompt' },
+        { action: 'send', edge_id: '0' },
+      ],
+      [
+        { action: 'poll', edge_id: 7, session_id: 'null' },
+        { action: 'poll', edge_id: '7', session_id: 'null' },
+      ],
+      [
+        { action: 'send', edge_id: '7', session_id: 's'.repeat(33) },
+        { edge_id: '7', session_id: 's'.repeat(33) },
+      ],
+      // A 200 KB id, a NUL byte or a non-string cannot be stored as sent: left out.
+      [
+        { action: 'watch', edge_id: '7', session_id: 's'.repeat(200_000) },
+        { action: 'watch', edge_id: '7' },
+      ],
+      [
+        { action: 'stop', edge_id: '7\u0000', access_id: { nested: true } },
+        { action: 'stop', edge_id: '' },
+      ],
+      [{ action: 'no-such-action' }, { action: 'invalid', edge_id: '' }],
+      [undefined, { action: 'invalid', edge_id: '' }],
+    ];
+    for (const [body, expected] of cases) {
+      const record = refusedAuditRecord('alice', body, 'http_400', undefined, 1_000);
+      expect(record).toMatchObject({ ...expected, actor_id: 'alice', status: 'http_400', success: false });
+      if (!('session_id' in expected)) expect(record.session_id).toBeUndefined();
+      expect(JSON.stringify(record)).not.toMatch(/secret/);
+      // What the api publishes, history's consumer accepts.
+      expect(auditRecordSchema.safeParse(record).success).toBe(true);
+    }
   });
 });

@@ -3,7 +3,11 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  AUDIT_ID_MAX_LENGTH,
+  AUDIT_UNDECODED_ACTION,
   AUDITED_ACTIONS,
+  EDGE_AGENT_ACTIONS,
+  isStorableId,
   Limits,
   type AuditRecord,
   type AuditedAction,
@@ -14,6 +18,7 @@ import { encodeJson, ensureAuditStream, NATS_CONNECTION, withSendSpan } from '#m
 import { SUBJECTS } from '../common/tokens.js';
 
 const AUDITED: ReadonlySet<string> = new Set(AUDITED_ACTIONS);
+const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
 /** Outcomes that count as success in the reference's audit (§2.1 "Management audit"). */
 const SUCCESS_STATUSES = new Set(['ok', 'session_closed']);
 /** W3C traceparent: version-traceid-parentid-flags; an all-zero trace id is invalid. */
@@ -56,6 +61,49 @@ export function auditRecord(
   return record;
 }
 
+/** An id of a refused call's body as it was sent, when it can be stored; else undefined. */
+function decodedId(value: unknown): string | undefined {
+  const id = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  return typeof id === 'string' && isStorableId(id, AUDIT_ID_MAX_LENGTH) ? id : undefined;
+}
+
+/**
+ * The record of a refused call, with what its body let us decode (`body` is the parsed JSON, or
+ * undefined when it was not JSON): the action when it names a known one, and each id exactly as
+ * sent when it is storable, valid or not (`"0"`, `"null"`, 33 characters). Never anything else
+ * of the body.
+ */
+export function refusedAuditRecord(
+  actorId: string,
+  body: unknown,
+  status: string,
+  traceparent: string | undefined,
+  now = Date.now(),
+): AuditRecord {
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const action =
+    typeof fields['action'] === 'string' && CLIENT_ACTIONS.has(fields['action'])
+      ? fields['action']
+      : AUDIT_UNDECODED_ACTION;
+  const record: AuditRecord = {
+    v: 1,
+    id: randomBytes(16).toString('hex'),
+    actor_id: actorId,
+    action,
+    edge_id: decodedId(fields['edge_id']) ?? '',
+    status,
+    success: false,
+    occurred_at: now,
+  };
+  const accessId = decodedId(fields['access_id']);
+  if (accessId) record.access_id = accessId;
+  const sessionId = decodedId(fields['session_id']);
+  if (sessionId) record.session_id = sessionId;
+  const traceId = traceIdOf(traceparent);
+  if (traceId) record.trace_id = traceId;
+  return record;
+}
+
 /**
  * Publishes one audit record per mutating edge_agent call to JetStream, where history's durable
  * consumer stores it. Fire and forget: the caller's reply never waits for or fails on it; a record
@@ -79,7 +127,16 @@ export class AuditPublisher implements OnApplicationBootstrap {
 
   publish(actorId: string, request: EdgeAgentRequest, status: string, traceparent: string | undefined): void {
     if (!isAudited(request.action)) return;
-    const record = auditRecord(actorId, { ...request, action: request.action }, status, traceparent);
+    this.send(auditRecord(actorId, { ...request, action: request.action }, status, traceparent));
+  }
+
+  /** A refused call of an authenticated caller, whatever its action (docs/security.md "Audit"). */
+  publishRefused(actorId: string, body: unknown, status: string, traceparent: string | undefined): void {
+    this.send(refusedAuditRecord(actorId, body, status, traceparent));
+  }
+
+  private send(record: AuditRecord): void {
+    const actorId = record.actor_id;
     const body = encodeJson(record);
     withSendSpan(this.subjects.auditRecords, { messageId: record.id, bodySize: body.length }, (headers) =>
       this.js.publish(this.subjects.auditRecords, body, {

@@ -20,6 +20,7 @@ import {
 import { Authorizer } from '../common/authorizer.js';
 import { ServiceClient } from '../common/service-client.js';
 import type { Permission, Principal } from '../auth/principal.js';
+import { UserLimits } from '../limits/user-limits.service.js';
 
 /** Internal actions (`snapshot`, `expire`) are Tether's own; a client may only send these. */
 const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
@@ -46,6 +47,7 @@ export class EdgeAgentsService {
   constructor(
     private readonly services: ServiceClient,
     private readonly authorizer: Authorizer,
+    private readonly limits: UserLimits,
   ) {}
 
   async handle(principal: Principal, request: EdgeAgentRequest): Promise<EdgeAgentResult> {
@@ -57,12 +59,22 @@ export class EdgeAgentsService {
       throw new ForbiddenError(`Actor ${principal.actorId} lacks ${filePermission}.`);
     }
 
+    // The edge's rate is charged only for calls that name a well-formed edge, before anything
+    // downstream (history, router, the edge itself) is asked.
+    this.limits.admitEdgeRequest(request.edge_id);
     const access = await this.authorize(principal, request);
-    const reply = await this.forward({
-      actor_id: principal.actorId,
-      request,
-      ...(access ? { project_root: access.project } : {}),
-    });
+    const release =
+      request.action === 'watch' ? this.limits.startWatch(principal.actorId, request.edge_id) : undefined;
+    let reply: EdgeAgentResult;
+    try {
+      reply = await this.forward({
+        actor_id: principal.actorId,
+        request,
+        ...(access ? { project_root: access.project } : {}),
+      });
+    } finally {
+      release?.();
+    }
 
     if (request.action === 'watch' || filePermission) {
       // A watch waits and a file chunk moves data: either may outlast the token or the grant, so

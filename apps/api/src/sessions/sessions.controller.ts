@@ -14,6 +14,7 @@ import {
   type ApiConfig,
   type SseConfig,
 } from '../config.js';
+import { UserLimits } from '../limits/user-limits.service.js';
 import { JournalEventStream } from './journal-events.stream.js';
 import { JournalStreams } from './journal-streams.js';
 import { parseCursor, SessionsService } from './sessions.service.js';
@@ -30,6 +31,7 @@ export class SessionsController {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     @Inject(API_CONFIG) config: ApiConfig,
+    private readonly limits: UserLimits,
   ) {
     this.sse = config.sse ?? {
       heartbeatMs: SSE_HEARTBEAT_DEFAULT_MS,
@@ -74,14 +76,24 @@ export class SessionsController {
     if (cursor === null || (queryCursor !== undefined && typeof queryCursor !== 'string')) {
       throw new InvalidRequestError('bad cursor');
     }
-    await this.sessions.authorize(principal, scope);
-    // The first read happens before the response is committed: an unknown (or someone else's)
-    // session is a plain 404, not an empty stream. Without a cursor it answers with the snapshot.
-    const first = await this.sessions.page(principal, scope, {
-      direction: 'after',
-      ...(cursor ? { cursor } : {}),
-      limit: Limits.JOURNAL_PAGE_MAX_LIMIT,
-    });
+    // Held from here until the connection closes; over the user's (or the edge's) bound: 429,
+    // before history is asked anything, so a flood of streams costs history nothing.
+    const release = this.limits.openStream(principal.actorId, scope.edgeId);
+    let first: HistoryJournalPageReply;
+    try {
+      await this.sessions.authorize(principal, scope);
+      // The first read happens before the response is committed: an unknown (or someone else's)
+      // session is a plain 404, not an empty stream. Without a cursor it answers with the snapshot.
+      first = await this.sessions.page(principal, scope, {
+        direction: 'after',
+        ...(cursor ? { cursor } : {}),
+        limit: Limits.JOURNAL_PAGE_MAX_LIMIT,
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    reply.raw.on('close', release);
     reply.hijack();
     const stream = new JournalEventStream(
       this.sessions,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Limits, type AgentFile } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { randomId } from '../common/random.js';
-import { clientPath, walk } from './confined-dir.js';
+import { clientPath, refuseHardLinked, walk } from './confined-dir.js';
 import { imageFormat, isImageName } from './images.js';
 
 const SNAPSHOTS_DIR = 'attachment-snapshots';
@@ -95,6 +95,7 @@ export class AttachmentSnapshots {
       try {
         if (!stats.isFile() || stats.size > Limits.FILE_SIZE_MAX_BYTES)
           throw invalid('The attachment is too large.');
+        refuseHardLinked(stats);
         const file: AgentFile = { name: name.replace(UPLOAD_ID_PREFIX, ''), path, size: stats.size };
         if (isImageName(name)) {
           if (stats.size > Limits.IMAGE_MAX_BYTES) throw invalid('The image is too large.');

@@ -30,6 +30,17 @@ export class EscapeError extends EdgeStatusError {
   }
 }
 
+/**
+ * Refuses a regular file with more than one hard link. A hard link planted inside a project is
+ * the same inode as a file outside it (say, the owner's SSH key), and nothing in its path can
+ * tell; a confined read must never hand out bytes that also live outside the root.
+ */
+export function refuseHardLinked(stats: Stats): void {
+  if (stats.isFile() && stats.nlink > 1) {
+    throw new EscapeError('The file has more than one hard link; it may live outside the project.');
+  }
+}
+
 export function sameFile(a: Stats, b: Stats): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }

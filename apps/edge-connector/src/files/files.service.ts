@@ -17,7 +17,7 @@ import {
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { randomId } from '../common/random.js';
 import { ATTACHMENTS_DIR, AttachmentSnapshots, type PreparedAttachments } from './attachments.js';
-import { EscapeError, clientPath, walk } from './confined-dir.js';
+import { EscapeError, clientPath, refuseHardLinked, walk } from './confined-dir.js';
 import { listDirectories } from './directories.js';
 import { imageFormat, isImageName } from './images.js';
 import { Transfers, type Download, type Transfer, type TransferScope, type Upload } from './transfers.js';
@@ -337,6 +337,7 @@ export class FilesService implements OnModuleDestroy {
       if (!opened.stats.isFile() || opened.stats.size > Limits.FILE_SIZE_MAX_BYTES) {
         throw new EdgeStatusError('invalid_request', 'Only regular files up to the size limit can be read.');
       }
+      refuseHardLinked(opened.stats);
       const reply = await this.readChunk(download);
       if (reply.file_done) {
         await this.dispose(download);
@@ -371,6 +372,8 @@ export class FilesService implements OnModuleDestroy {
     if (current.size !== download.stats.size || current.mtimeMs !== download.stats.mtimeMs) {
       throw new EdgeStatusError('invalid_request', 'The file changed during the read.');
     }
+    // A link made after the read began counts too: every chunk is refused from then on.
+    refuseHardLinked(current);
     await download.dir.checkEntry(download.entry, download.stats);
     const length = Math.min(Limits.FILE_CHUNK_MAX_BYTES, download.size - download.offset);
     const data = Buffer.alloc(length);

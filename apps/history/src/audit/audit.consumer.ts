@@ -23,8 +23,38 @@ import { AuditRepository } from './audit.repository.js';
 const AUDIT_ACK_WAIT_NS = 30 * 1_000_000_000;
 /** Records handed to one replica before it acks some. */
 const AUDIT_MAX_ACK_PENDING = 256;
-/** Retry delay after a failed insert (database away). */
+/** First retry delay after a failed insert (database away), doubled per delivery up to the max. */
 const AUDIT_NAK_DELAY_MS = 2_000;
+const AUDIT_NAK_MAX_DELAY_MS = 60_000;
+/**
+ * Deliveries after which a record no insert accepted is dropped: about 45 minutes of retries at
+ * the maximum delay, longer than a database restart or failover, far shorter than forever.
+ */
+const AUDIT_MAX_DELIVERIES = 50;
+/** A failing streak logs its first attempt and then every this many. */
+const AUDIT_WARN_EVERY = 10;
+/**
+ * Prisma's codes for a value the column can never hold (too long, invalid, out of range); and
+ * Postgres's SQLSTATE classes 22 (data exception: NUL in text, bad encoding) and 23 (integrity).
+ */
+const UNSTORABLE_PRISMA_CODES = new Set(['P2000', 'P2006', 'P2007', 'P2011', 'P2012', 'P2019', 'P2020']);
+const UNSTORABLE_SQLSTATE = /^2[23][0-9A-Z]{3}$/;
+
+/** Why the database can never store this record, or null when another attempt may succeed. */
+export function unstorableReason(error: unknown): string | null {
+  // Prisma wraps the driver's error: walk the chain of causes (bounded) looking for a code.
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const fields = current as { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: unknown };
+    for (const code of [fields.code, fields.originalCode]) {
+      if (typeof code !== 'string') continue;
+      if (UNSTORABLE_PRISMA_CODES.has(code) || UNSTORABLE_SQLSTATE.test(code)) return `database code ${code}`;
+    }
+    const meta = fields.meta as { driverAdapterError?: unknown } | undefined;
+    current = fields.cause ?? meta?.driverAdapterError;
+  }
+  return null;
+}
 
 /**
  * Stores the api's audit records (reference §2.1 "Management audit") from a durable consumer:
@@ -84,12 +114,28 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       msg.term();
       return;
     }
+    const { id } = record.data;
+    const attempt = msg.info.deliveryCount;
     try {
       await this.audit.save(record.data);
       msg.ack();
+      return;
     } catch (error) {
-      this.logger.warn(`Audit record ${record.data.id} not stored, retrying: ${(error as Error).message}`);
-      msg.nak(AUDIT_NAK_DELAY_MS);
+      // Logged by id and code only: a driver message may quote the value it refused.
+      const reason = unstorableReason(error);
+      if (reason !== null || attempt >= AUDIT_MAX_DELIVERIES) {
+        this.logger.error(
+          `Audit record ${id} dropped after ${attempt} attempt(s): ${reason ?? 'never accepted by the database'}.`,
+        );
+        msg.term();
+        return;
+      }
+      if (attempt === 1 || attempt % AUDIT_WARN_EVERY === 0) {
+        this.logger.warn(
+          `Audit record ${id} not stored (attempt ${attempt}), retrying: ${(error as Error).name}.`,
+        );
+      }
+      msg.nak(Math.min(AUDIT_NAK_DELAY_MS * 2 ** Math.min(attempt - 1, 16), AUDIT_NAK_MAX_DELAY_MS));
     }
   }
 }

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { JournalCipher, NATS_CONNECTION } from '#messaging';
 import type { HistoryConfig } from '../config.js';
 import { HistoryCipher } from './history-cipher.js';
 import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
@@ -50,9 +50,16 @@ export class CoreModule {
         { provide: NATS_CONNECTION, useValue: runtime.nc },
         { provide: SUBJECTS, useValue: runtime.subjects },
         { provide: HistoryCipher, useValue: new HistoryCipher(runtime.config.historyKey) },
+        {
+          provide: JournalCipher,
+          useValue: new JournalCipher(
+            runtime.config.journalKeys.current,
+            runtime.config.journalKeys.previous,
+          ),
+        },
         NatsLifecycle,
       ],
-      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS, HistoryCipher],
+      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS, HistoryCipher, JournalCipher],
     };
   }
 }

@@ -7,8 +7,10 @@ import {
 } from '@nestjs/common';
 import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { z } from 'zod';
 import {
   journalEntrySchema,
+  sealedJournalEntrySchema,
   journalSubmissionEntrySchema,
   type JournalMessage,
   type JournalNoticePayload,
@@ -20,6 +22,7 @@ import {
   decodeJson,
   ensureDurableConsumer,
   ensureSessionsStream,
+  JournalCipher,
   MalformedPayloadError,
   NATS_CONNECTION,
 } from '#messaging';
@@ -67,11 +70,29 @@ function permanentReason(error: unknown): string | null {
 /**
  * Parses anything a journal subject carries (`journalMessageSchema`), choosing the schema by the
  * message's kind so a refusal names the field at fault rather than "no union member matched".
+ * An edge update's row is opened with the journal key and its snapshot validated like any
+ * message: a row that does not open was not sealed by the router and is never stored.
  */
-function parseJournalMessage(value: unknown) {
+function parseJournalMessage(value: unknown, cipher: JournalCipher): JournalMessage {
   const submission =
     typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'submission';
-  return submission ? journalSubmissionEntrySchema.safeParse(value) : journalEntrySchema.safeParse(value);
+  if (submission) return valid(journalSubmissionEntrySchema.safeParse(value));
+  const sealed = valid(sealedJournalEntrySchema.safeParse(value));
+  let opened;
+  try {
+    opened = cipher.open(sealed);
+  } catch (error) {
+    throw new UnstorableEntryError((error as Error).message);
+  }
+  return valid(journalEntrySchema.safeParse(opened));
+}
+
+function valid<T>(parsed: { success: true; data: T } | { success: false; error: z.ZodError }): T {
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new UnstorableEntryError(
+    `invalid entry: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
+  );
 }
 
 function nakDelay(deliveryCount: number): number {
@@ -98,6 +119,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly journal: JournalService,
+    private readonly cipher: JournalCipher,
   ) {
     this.batcher = new SessionBatcher<JsMsg>(
       config.journalWriteConcurrency,
@@ -227,17 +249,11 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Decodes and validates a journal message; UnstorableEntryError when it never can be stored. */
   private parse(msg: JsMsg): JournalMessage {
-    const entry = parseJournalMessage(decodeJson(msg.data, msg.subject));
-    if (!entry.success) {
-      const issue = entry.error.issues[0];
-      throw new UnstorableEntryError(
-        `invalid entry: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
-      );
-    }
-    if (this.subjects.sessionIdOf(msg.subject) !== entry.data.session_id) {
+    const entry = parseJournalMessage(decodeJson(msg.data, msg.subject), this.cipher);
+    if (this.subjects.sessionIdOf(msg.subject) !== entry.session_id) {
       throw new UnstorableEntryError('session_id does not match the subject');
     }
-    return entry.data;
+    return entry;
   }
 
   private deliveryOf(msg: JsMsg): Delivery {

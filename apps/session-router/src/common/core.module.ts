@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { JournalCipher, NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentials } from './edge-credentials.js';
 import { EdgeLiveness } from './edge-liveness.js';
@@ -35,6 +35,13 @@ export class CoreModule {
         EdgeRpcClient,
         HistoryClient,
         EdgeCredentials,
+        {
+          provide: JournalCipher,
+          useValue: new JournalCipher(
+            runtime.config.journalKeys.current,
+            runtime.config.journalKeys.previous,
+          ),
+        },
       ],
       exports: [
         ROUTER_CONFIG,
@@ -46,6 +53,7 @@ export class CoreModule {
         EdgeRpcClient,
         HistoryClient,
         EdgeCredentials,
+        JournalCipher,
       ],
     };
   }

@@ -9,7 +9,7 @@ import {
   type HistorySessionScope,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, RpcRemoteError } from '#messaging';
+import { NATS_CONNECTION, RpcRemoteError, JournalCipher } from '#messaging';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
 import { REDIS, SUBJECTS } from '../common/tokens.js';
@@ -52,8 +52,9 @@ export class StoredSessionsService {
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SUBJECTS) subjects: Subjects,
     @Inject(REDIS) redis: Redis,
+    cipher: JournalCipher,
   ) {
-    this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
+    this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
   }
 
   /** poll, watch, stop (and snapshot): the archived view when the edge cannot answer for the session. */

@@ -7,8 +7,21 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { isSubmissionEntry, journalMessageSchema, type JournalMessage, type Subjects } from '#contracts';
-import { NATS_CONNECTION, decodeJson, encodeJson, ensureSessionsStream, withSendSpan } from '#messaging';
+import {
+  isSubmissionEntry,
+  journalMessageSchema,
+  type JournalMessage,
+  type JournalWireMessage,
+  type Subjects,
+} from '#contracts';
+import {
+  JournalCipher,
+  NATS_CONNECTION,
+  decodeJson,
+  encodeJson,
+  ensureSessionsStream,
+  withSendSpan,
+} from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 
 /** How long the router waits for JetStream to store a journal entry before the edge retries. */
@@ -20,8 +33,9 @@ export interface LastJournalMessage {
   /**
    * Null when the message is not a readable row (then its position is all we know). An edge
    * update's row or a router-written submission row: both carry epoch, sequence and revision.
+   * An update's snapshot stays sealed: the sequencer needs its ids and positions only.
    */
-  entry: JournalMessage | null;
+  entry: JournalWireMessage | null;
 }
 
 export type PublishOutcome =
@@ -44,6 +58,7 @@ export class JournalStream implements OnModuleInit {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly cipher: JournalCipher,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -57,7 +72,9 @@ export class JournalStream implements OnModuleInit {
     expectedLastSubjectSequence: number,
   ): Promise<PublishOutcome> {
     const subject = this.subjects.sessionJournal(entry.session_id);
-    const body = encodeJson(entry);
+    // Conversation content never rests on JetStream in plain text; submission rows hold none.
+    const stored = isSubmissionEntry(entry) ? entry : this.cipher.seal(entry);
+    const body = encodeJson(stored);
     try {
       const ack = await withSendSpan(
         subject,
@@ -123,7 +140,7 @@ export class JournalStream implements OnModuleInit {
 const SUBMISSION_HOPS_MAX = 32;
 
 /** The row, or null when the message is not JSON or not a journal row. */
-function readableEntry(data: Uint8Array, subject: string): JournalMessage | null {
+function readableEntry(data: Uint8Array, subject: string): JournalWireMessage | null {
   try {
     const parsed = journalMessageSchema.safeParse(decodeJson(data, subject));
     return parsed.success ? parsed.data : null;

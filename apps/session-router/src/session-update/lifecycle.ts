@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import {
   journalEntrySchema,
+  sealedJournalEntrySchema,
   type EdgeAgentResult,
   type JournalEntry,
   type LifecycleEvent,
@@ -18,7 +19,7 @@ import {
   type LifecycleEventType,
   type Subjects,
 } from '#contracts';
-import { decodeJson, encodeJson, withSendSpan } from '#messaging';
+import { decodeJson, encodeJson, withSendSpan, type JournalCipher } from '#messaging';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
 
@@ -208,6 +209,7 @@ export class LifecyclePublisher {
     private readonly nc: NatsConnection,
     private readonly subjects: Subjects,
     private readonly redis: Redis,
+    private readonly cipher: JournalCipher,
   ) {
     this.js = jetstream(nc);
   }
@@ -359,10 +361,11 @@ export class LifecyclePublisher {
     }
     if (!message) return null;
     try {
-      const parsed = journalEntrySchema.safeParse(decodeJson(message.data, message.subject));
+      const sealed = sealedJournalEntrySchema.safeParse(decodeJson(message.data, message.subject));
+      const parsed = sealed.success ? journalEntrySchema.safeParse(this.cipher.open(sealed.data)) : sealed;
       if (parsed.success) return parsed.data;
     } catch {
-      // Not JSON: handled below like any unreadable row.
+      // Not JSON, or sealed under no key this router holds: handled below like any unreadable row.
     }
     this.log.warn(`Journal row at ${where} is unreadable; lifecycle assumes idle.`);
     return null;

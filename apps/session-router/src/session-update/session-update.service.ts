@@ -11,7 +11,7 @@ import {
   type Subjects,
   type Submission,
 } from '#contracts';
-import { NATS_CONNECTION, RpcUnavailableError, ServiceError, encodeJson } from '#messaging';
+import { NATS_CONNECTION, RpcUnavailableError, ServiceError, encodeJson, JournalCipher } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import {
   EdgeCredentialsRefusedError,
@@ -82,8 +82,9 @@ export class SessionUpdateService {
     private readonly fences: RuntimeFenceRepository,
     @Inject(REDIS) redis: Redis,
     private readonly credentials: EdgeCredentials,
+    cipher: JournalCipher,
   ) {
-    this.lifecycle = new LifecyclePublisher(nc, subjects, redis);
+    this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
   }
 
   private async verifyEdge(update: SessionUpdate): Promise<boolean> {
@@ -133,7 +134,8 @@ export class SessionUpdateService {
   private async store(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
     const state = await this.repository.state(sessionId);
-    if ((state.edge && state.edge !== update.edge_id) || (state.owner && state.owner !== update.actor_id)) {
+    const bound = await this.boundScope(sessionId, state);
+    if (bound && (bound.edge !== update.edge_id || bound.owner !== update.actor_id)) {
       this.log.warn(
         `Session update for session ${sessionId} from edge ${update.edge_id} refused: scope mismatch.`,
       );
@@ -276,6 +278,27 @@ export class SessionUpdateService {
       this.log.warn(`Journal row ${head.streamSequence} unreadable: ${(error as Error).message}`);
       return head.streamSequence;
     }
+  }
+
+  /**
+   * The owner and edge the session is bound to: Redis's meta, or, when Redis lost it (restart,
+   * eviction, expiry), the journal's last row, never the update's own claim. Null only when the
+   * journal holds no row either: a new session, bound by its first update. A journal that cannot
+   * be read fails the update (the edge retries), so a lost cache is never taken as consent.
+   */
+  private async boundScope(
+    sessionId: string,
+    state: { owner?: string; edge?: string },
+  ): Promise<{ owner: string; edge: string } | null> {
+    if (state.owner && state.edge) return { owner: state.owner, edge: state.edge };
+    const last = await this.stream.last(sessionId);
+    if (!last) return null;
+    if (!last.entry) {
+      // A row we cannot read still says the session exists: nobody can prove it is theirs.
+      this.log.warn(`Journal head of session ${sessionId} unreadable; its owner cannot be confirmed.`);
+      return { owner: '', edge: '' };
+    }
+    return { owner: last.entry.actor_id, edge: last.entry.edge_id };
   }
 
   /** The session's runtime fence, re-seeded from the last journal row when Redis lost it. */
