@@ -227,7 +227,7 @@ function opsUrl(service: string): string {
 test('after the scripted turn every app serves /metrics with its series, /healthz and /readyz', async () => {
   turn ??= await scriptedTurn();
   const urls: Record<AppName, string> = {
-    api: stack.apiUrl,
+    api: opsUrl('api'),
     router: opsUrl('session-router'),
     edge: opsUrl('edge-connector'),
     history: opsUrl('history'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { intVar, logLevelVar, natsUrlVar } from '#config';
+import { intVar, logLevelVar, natsUrlVar, nodeEnvVar, refuseWeakSecrets } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
 /** A shared secret shorter than this is too easy to guess for HS256. */
 const JWT_SECRET_MIN_LENGTH = 16;
@@ -33,6 +34,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 const envSchema = z.object({
+  NODE_ENV: nodeEnvVar(),
   TETHER_NATS_URL: natsUrlVar(),
   TETHER_NAMESPACE: z
     .string()
@@ -55,6 +57,10 @@ const envSchema = z.object({
   TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
   // 0 turns the authorization cache off (every call asks history, as before).
   TETHER_AUTHORIZE_CACHE_MS: intVar(AUTHORIZE_CACHE_DEFAULT_MS, 0, AUTHORIZE_CACHE_MAX_MS),
+  /** /metrics, /healthz, /readyz: never on the public port (docs/observability.md). */
+  TETHER_METRICS_PORT: metricsPortVar(9464),
+  TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+  TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
 });
 
 /** How bearer tokens are verified: a shared HS256 secret (development) or a remote JWKS. */
@@ -73,6 +79,10 @@ export interface ApiConfig {
    * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
    */
   authorizeCacheMs?: number;
+  /** The ops port; absent (a config built by hand): no ops server. */
+  metricsPort?: MetricsPort;
+  /** SIGTERM handling (docs/operations.md); absent (a config built by hand): the defaults. */
+  shutdown?: { graceMs: number; delayMs: number };
 }
 
 export interface SseConfig {
@@ -91,6 +101,7 @@ export const apiConfigSchema = envSchema
       });
     }
   })
+  .superRefine(refuseWeakSecrets([], ['TETHER_JWT_SECRET']))
   .transform((env): ApiConfig => ({
     natsUrl: env.TETHER_NATS_URL,
     namespace: env.TETHER_NAMESPACE,
@@ -105,4 +116,6 @@ export const apiConfigSchema = envSchema
     },
     sse: { heartbeatMs: env.TETHER_SSE_HEARTBEAT_MS, reauthorizeMs: env.TETHER_SSE_REAUTHORIZE_MS },
     authorizeCacheMs: env.TETHER_AUTHORIZE_CACHE_MS,
+    metricsPort: env.TETHER_METRICS_PORT,
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
   }));

@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { boolVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
-import { DEFAULT_NAMESPACE, isEdgeId } from '#contracts';
-import { metricsPortVar, type MetricsPort } from '#telemetry';
+import { boolVar, DEVELOPMENT_SECRETS, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, refuseWeakSecrets } from '#config';
+import { DEFAULT_NAMESPACE, edgeToken, isEdgeId } from '#contracts';
+import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
 const optionalString = () =>
@@ -12,6 +12,7 @@ export const AGENT_KINDS = ['scripted', 'codex'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 const envSchema = z.object({
+  NODE_ENV: nodeEnvVar(),
   TETHER_NATS_URL: natsUrlVar(),
   TETHER_NAMESPACE: z
     .string()
@@ -31,6 +32,7 @@ const envSchema = z.object({
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
 });
 
 export interface EdgeConfig {
@@ -54,9 +56,29 @@ export interface EdgeConfig {
   metricsPort: MetricsPort;
   /** Loopback unless asked: an owner's machine exposes nothing by default. */
   metricsHost: string;
+  /** How long SIGTERM waits for sessions to stop and updates to flush (docs/operations.md). */
+  shutdownGraceMs: number;
 }
 
-export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
+/**
+ * In production an edge refuses a token minted from one of the published development secrets: the
+ * deployment that accepts it accepts anyone's (docs/operations.md, rotating the edge secret).
+ */
+function refuseDevelopmentToken(env: z.infer<typeof envSchema>, ctx: z.RefinementCtx): void {
+  if (env.NODE_ENV !== 'production') return;
+  if (DEVELOPMENT_SECRETS.some((secret) => edgeToken(secret, env.TETHER_EDGE_ID) === env.TETHER_EDGE_TOKEN)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TETHER_EDGE_TOKEN'],
+      message: 'was minted from a development TETHER_EDGE_SECRET; enroll against a production deployment',
+    });
+  }
+}
+
+export const edgeConfigSchema = envSchema
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_TOKEN']))
+  .superRefine(refuseDevelopmentToken)
+  .transform((env): EdgeConfig => ({
   natsUrl: env.TETHER_NATS_URL,
   namespace: env.TETHER_NAMESPACE,
   logLevel: env.TETHER_LOG_LEVEL,
@@ -78,6 +100,7 @@ export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
   environment: {},
   metricsPort: env.TETHER_METRICS_PORT,
   metricsHost: env.TETHER_METRICS_HOST,
+  shutdownGraceMs: env.TETHER_SHUTDOWN_GRACE_MS,
 }));
 
 /** Reads the edge's configuration once, at boot. */

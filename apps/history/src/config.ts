@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, refuseWeakSecrets } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
-import { metricsPortVar } from '#telemetry';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 
 /** Journal messages handed to one history replica before it must ack some (see journal.consumer.ts). */
 export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 2048;
@@ -30,6 +30,7 @@ export const AUTHORIZE_POOL_CONNECTIONS = 2;
 /** The history service's environment, validated once at boot. */
 export const historyConfigSchema = z
   .object({
+    NODE_ENV: nodeEnvVar(),
     TETHER_NATS_URL: natsUrlVar(),
     TETHER_NAMESPACE: z
       .string()
@@ -61,6 +62,9 @@ export const historyConfigSchema = z
     ),
     /** /metrics, /healthz, /readyz (docs/observability.md). */
     TETHER_METRICS_PORT: metricsPortVar(9466),
+    /** SIGTERM handling (docs/operations.md "Graceful shutdown"). */
+    TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+    TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
   })
   .refine(
     (env) =>
@@ -70,6 +74,7 @@ export const historyConfigSchema = z
       path: ['TETHER_JOURNAL_WRITE_CONCURRENCY'],
     },
   )
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_HISTORY_KEY']))
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
     namespace: env.TETHER_NAMESPACE,
@@ -93,6 +98,7 @@ export const historyConfigSchema = z
       },
     },
     metricsPort: env.TETHER_METRICS_PORT,
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
   }));
 
 export type HistoryConfig = z.infer<typeof historyConfigSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { intVar, loadConfig, logLevelVar, natsUrlVar, redisUrlVar } from '#config';
+import { intVar, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, redisUrlVar, refuseWeakSecrets } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
-import { metricsPortVar } from '#telemetry';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 
 /** Three edge calls and a history call, with room to spare: a live claim is never cut short. */
 const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
@@ -13,6 +13,7 @@ const SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS = 5 * 60_000;
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
   .object({
+    NODE_ENV: nodeEnvVar(),
     TETHER_NATS_URL: natsUrlVar(),
     TETHER_NAMESPACE: z
       .string()
@@ -52,7 +53,11 @@ export const routerConfigSchema = z
      */
     TETHER_SUBMISSION_SWEEP_INTERVAL_MS: intVar(SUBMISSION_SWEEP_DEFAULT_MS, 100, 10 * 60_000),
     TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: intVar(SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS, 100, 60 * 60_000),
+    /** SIGTERM handling (docs/operations.md "Graceful shutdown"). */
+    TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+    TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
   })
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET']))
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
     namespace: env.TETHER_NAMESPACE,
@@ -62,6 +67,7 @@ export const routerConfigSchema = z
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,
     leaseReaperIntervalMs: env.TETHER_LEASE_REAPER_INTERVAL_MS,
     metricsPort: env.TETHER_METRICS_PORT,
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
     edgeRpcTimeoutMs: env.TETHER_EDGE_RPC_TIMEOUT_MS,
     operationsPerSessionMax: env.TETHER_OPERATIONS_PER_SESSION_MAX,
     operationClaimMs: env.TETHER_OPERATION_CLAIM_MS,

@@ -63,3 +63,11 @@ export const redisUrlVar = () => urlVar(['redis:', 'rediss:'], 'redis://127.0.0.
 export const databaseUrlVar = () =>
   urlVar(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/tether');
 export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');
+
+export {
+  nodeEnvVar,
+  refuseWeakSecrets,
+  weakSecretReason,
+  DEVELOPMENT_SECRETS,
+  PRODUCTION_SECRET_MIN_LENGTH,
+} from './production.js';
