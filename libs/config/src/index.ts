@@ -71,3 +71,6 @@ export {
   DEVELOPMENT_SECRETS,
   PRODUCTION_SECRET_MIN_LENGTH,
 } from './production.js';
+export { envVariables } from './reference.js';
+export type { EnvVariable, VariableDoc, VariableDocs } from './reference.js';
+export { SHARED_VARIABLE_DOCS } from './variables.js';
