@@ -44,13 +44,18 @@ const READY_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 3_000;
 const POLL_MS = 100;
 
-/** `router-2`: a second router replica (same queue group), for failover tests. */
-export type ServiceName = 'history' | 'router' | 'router-2' | 'api' | 'edge';
+/**
+ * `router-2`, `router-3`: more router replicas (same queue group), for failover and rollout tests;
+ * `api-2`: a second api replica (its own HTTP port through `serviceEnv`), behind a test's balancer.
+ */
+export type ServiceName = 'history' | 'router' | 'router-2' | 'router-3' | 'api' | 'api-2' | 'edge';
 const ENTRY: Record<ServiceName, string> = {
   history: 'apps/history/src/main.js',
   router: 'apps/session-router/src/main.js',
   'router-2': 'apps/session-router/src/main.js',
+  'router-3': 'apps/session-router/src/main.js',
   api: 'apps/api/src/main.js',
+  'api-2': 'apps/api/src/main.js',
   edge: 'apps/edge-connector/src/main.js',
 };
 
@@ -87,6 +92,12 @@ export interface StackOptions {
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
   secondRouter?: boolean;
+  /** Also run `router-3` (with `secondRouter`: three replicas). */
+  thirdRouter?: boolean;
+  /** Also run `api-2`; give it its own TETHER_HTTP_PORT in `serviceEnv`. */
+  secondApi?: boolean;
+  /** Environment for one service only, over everything else (ports of a second replica, say). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 export interface DemoEdge {
@@ -141,6 +152,7 @@ export class Stack {
       // and log it, unless the caller names one.
       TETHER_METRICS_PORT: '0',
       ...o.extraEnv,
+      ...o.serviceEnv?.[name],
     };
     if (name === 'edge') {
       if (!this.edge) throw new Error('The demo edge is not enrolled yet.');
@@ -215,11 +227,17 @@ export class Stack {
 
   /** Sends a signal and waits for the process to exit. */
   async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(name, signal);
+  }
+
+  /** Sends a signal and resolves with the exit code once the process exited (null: not running or killed). */
+  async stop(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     const child = this.children.get(name);
-    if (!child) return;
-    const exited = once(child, 'exit');
+    if (!child) return null;
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     child.kill(signal);
-    await exited;
+    const [code] = await exited;
+    return code;
   }
 
   /** The process id of a running service (benchmarks read its memory and CPU from /proc). */
@@ -358,7 +376,9 @@ export class Stack {
     await this.start('history');
     await this.start('router');
     if (this.options.secondRouter) await this.start('router-2');
+    if (this.options.thirdRouter) await this.start('router-3');
     await this.start('api');
+    if (this.options.secondApi) await this.start('api-2');
     await this.historyReady();
     await this.enrollDemoEdge();
     await this.start('edge');
@@ -371,7 +391,7 @@ export class Stack {
    * still reach a router and history, then the api, the router, and history last.
    */
   async down(): Promise<void> {
-    for (const name of ['edge', 'api', 'router', 'router-2', 'history'] as const) {
+    for (const name of ['edge', 'api', 'api-2', 'router', 'router-2', 'router-3', 'history'] as const) {
       await this.kill(name, 'SIGTERM');
     }
     await this.nc?.close();
