@@ -50,7 +50,8 @@ function collect(): Map<string, Row> {
       };
       row.readers.push(service.name);
       if (variable.required) row.required.push(service.name);
-      else row.defaults.set(service.name, variable.default === undefined ? 'unset' : `\`${variable.default}\``);
+      else
+        row.defaults.set(service.name, variable.default === undefined ? 'unset' : `\`${variable.default}\``);
       const own = service.docs[variable.name];
       row.meaning ??= own?.meaning ?? SHARED_VARIABLE_DOCS[variable.name]?.meaning;
       row.documentedDefault ??= own?.default;
@@ -67,12 +68,16 @@ export function configurationProblems(): string[] {
   for (const row of rows.values()) {
     const owners = SERVICES.filter((service) => service.docs[row.name]);
     if (row.readers.length > 1 && !SHARED_VARIABLE_DOCS[row.name]) {
-      problems.push(`${row.name} is read by ${row.readers.join(', ')}: describe it once, in libs/config/src/variables.ts`);
+      problems.push(
+        `${row.name} is read by ${row.readers.join(', ')}: describe it once, in libs/config/src/variables.ts`,
+      );
     } else if (row.readers.length === 1 && !row.meaning) {
       problems.push(`${row.name} (${row.readers[0]}) has no meaning in that app's config.docs.ts`);
     }
     if (row.readers.length > 1 && owners.length > 0) {
-      problems.push(`${row.name} is shared: remove it from ${owners.map((service) => service.name).join(', ')}'s config.docs.ts`);
+      problems.push(
+        `${row.name} is shared: remove it from ${owners.map((service) => service.name).join(', ')}'s config.docs.ts`,
+      );
     }
   }
   for (const service of SERVICES) {
@@ -83,7 +88,8 @@ export function configurationProblems(): string[] {
     }
   }
   for (const name of Object.keys(SHARED_VARIABLE_DOCS)) {
-    if (!rows.has(name)) problems.push(`${name} is described in libs/config/src/variables.ts, but no schema reads it`);
+    if (!rows.has(name))
+      problems.push(`${name} is described in libs/config/src/variables.ts, but no schema reads it`);
   }
   return problems;
 }
@@ -139,7 +145,14 @@ export async function renderConfigurationReference(path: string): Promise<string
       (row) =>
         `| \`${row.name}\` | ${row.readers.join(', ')} | ${defaultText(row)} | ${(row.meaning ?? '').replaceAll('|', '\\|')} |`,
     );
-    return [`## ${name}`, '', '| variable | read by | default | meaning |', '| --- | --- | --- | --- |', ...lines, ''];
+    return [
+      `## ${name}`,
+      '',
+      '| variable | read by | default | meaning |',
+      '| --- | --- | --- | --- |',
+      ...lines,
+      '',
+    ];
   });
   const text = `${HEADER}\n${sections.join('\n')}`;
   return format(text, { ...(await resolveConfig(path)), parser: 'markdown', filepath: path });

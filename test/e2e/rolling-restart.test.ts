@@ -11,7 +11,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { freePort, signToken } from '#test-support';
-import { operationFingerprint, type EdgeAgentRequest, type JournalItem, type JournalSnapshot } from '#contracts';
+import {
+  operationFingerprint,
+  type EdgeAgentRequest,
+  type JournalItem,
+  type JournalSnapshot,
+} from '#contracts';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LoadBalancer } from '../support/load-balancer.js';
@@ -63,7 +68,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(probe: () => Promise<boolean>, what: string, boundMs = READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + boundMs;
   while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms\n${stack.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not happen within ${boundMs} ms\n${stack.output()}`);
     await sleep(RETRY_PAUSE_MS);
   }
 }
@@ -85,7 +91,9 @@ beforeAll(async () => {
       const scriptPath = join(edgeDir, 'script.json');
       writeFileSync(
         scriptPath,
-        JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }] }),
+        JSON.stringify({
+          rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }],
+        }),
       );
       return { TETHER_SCRIPTED_SCRIPT: scriptPath };
     },
@@ -159,7 +167,8 @@ async function call(request: Record<string, unknown>): Promise<Snapshot> {
     if (reply.status === 503) noteRetry('http 503');
     else if (reply.status !== 200 || !data) failures.push(`${String(request.action)}: HTTP ${reply.status}`);
     else if (data.status === 'unavailable' && !data.operation) noteRetry('unavailable');
-    else if (data.operation?.refusal?.code === 'agent_session_operation_unknown') noteRetry('operation running');
+    else if (data.operation?.refusal?.code === 'agent_session_operation_unknown')
+      noteRetry('operation running');
     else if (data.operation?.submission?.dispatch_state === 'unknown') {
       noteRetry('dispatch unknown');
       current = { ...request, retry_unknown: true };
@@ -304,7 +313,9 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
     const base = { edge_id: edgeId, access_id: accessId, session_id: session.id };
     const view = new SseView();
     views.push(view);
-    streams.push(follow(`${balancer.url}/api/v1/sessions/${session.id}/events?${query}`, view, stopStreaming.signal));
+    streams.push(
+      follow(`${balancer.url}/api/v1/sessions/${session.id}/events?${query}`, view, stopStreaming.signal),
+    );
     for (let round = 0; !stopSending.signal.aborted; round += 1) {
       await session.turns.run(async () => {
         if (stopSending.signal.aborted) return;
@@ -344,7 +355,8 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   await load;
   // The streams stay open until every client has seen its session's last turn.
   await until(
-    async () => views.every((view, client) => view.userTexts().length >= sessions[client % SESSIONS]!.sent.length),
+    async () =>
+      views.every((view, client) => view.userTexts().length >= sessions[client % SESSIONS]!.sent.length),
     'every SSE client caught up',
     CONVERGE_TIMEOUT_MS,
   ).catch(() => undefined);
@@ -365,17 +377,21 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   const sorted = (texts: string[]) => [...texts].sort();
   for (const session of sessions) {
     let stored: string[] = [];
-    await until(async () => {
-      const reply = await e2e.owner.call<{
-        ok: boolean;
-        page: { items: JournalItem[]; hasOlder: boolean };
-        snapshot: { items: JournalItem[] };
-      }>('GET', `/api/v1/sessions/${session.id}/history?${query}&direction=tail&limit=200`);
-      const data = reply.body.data;
-      if (!data) return false;
-      stored = userTexts(data.ok ? data.page.items : data.snapshot.items);
-      return stored.length >= session.sent.length;
-    }, `session ${session.id} stored in history`, CONVERGE_TIMEOUT_MS).catch(() => undefined);
+    await until(
+      async () => {
+        const reply = await e2e.owner.call<{
+          ok: boolean;
+          page: { items: JournalItem[]; hasOlder: boolean };
+          snapshot: { items: JournalItem[] };
+        }>('GET', `/api/v1/sessions/${session.id}/history?${query}&direction=tail&limit=200`);
+        const data = reply.body.data;
+        if (!data) return false;
+        stored = userTexts(data.ok ? data.page.items : data.snapshot.items);
+        return stored.length >= session.sent.length;
+      },
+      `session ${session.id} stored in history`,
+      CONVERGE_TIMEOUT_MS,
+    ).catch(() => undefined);
     expect(sorted(stored)).toEqual(sorted(session.sent));
   }
   views.forEach((view, client) => {

@@ -79,7 +79,7 @@ export class LoadBalancer {
           await response.arrayBuffer();
           ok = response.status === 200;
         } catch {
-          ok = false;
+          // Refused or timed out: a failed probe.
         }
         const failed = ok ? 0 : (this.failedProbes.get(backend) ?? 0) + 1;
         this.failedProbes.set(backend, failed);
@@ -137,7 +137,11 @@ export class LoadBalancer {
       // into a failure the balancer cannot tell from a real one.
       const upstream = request(
         target,
-        { method: req.method, headers: { ...req.headers, host: target.host, connection: 'close' }, agent: false },
+        {
+          method: req.method,
+          headers: { ...req.headers, host: target.host, connection: 'close' },
+          agent: false,
+        },
         (response: IncomingMessage) => {
           res.writeHead(response.statusCode ?? 502, response.headers);
           response.pipe(res);

@@ -17,13 +17,18 @@ export const EDGE_VARIABLE_DOCS: VariableDocs = {
     meaning: 'Agents refuse to run as root unless this is `1`/`true` (containers in CI).',
   },
   TETHER_CODEX_PATH: {
-    meaning: 'Codex binary (or npm `codex.js`) to use; otherwise found on `PATH`, `node_modules/.bin`, npm prefix, nvm/fnm/volta.',
+    meaning:
+      'Codex binary (or npm `codex.js`) to use; otherwise found on `PATH`, `node_modules/.bin`, npm prefix, nvm/fnm/volta.',
   },
-  TETHER_CODEX_HOME: { meaning: '`CODEX_HOME` given to Codex (its sign-in and settings); Codex\'s own `~/.codex` when unset.' },
+  TETHER_CODEX_HOME: {
+    meaning: "`CODEX_HOME` given to Codex (its sign-in and settings); Codex's own `~/.codex` when unset.",
+  },
   TETHER_CODEX_ENV_ALLOW: {
-    meaning: 'Comma-separated names added to the environment allow-list Codex sees (a custom provider\'s key, say).',
+    meaning:
+      "Comma-separated names added to the environment allow-list Codex sees (a custom provider's key, say).",
   },
   TETHER_METRICS_HOST: {
-    meaning: 'Address of the edge\'s ops endpoints; loopback, so an owner\'s machine exposes nothing by default.',
+    meaning:
+      "Address of the edge's ops endpoints; loopback, so an owner's machine exposes nothing by default.",
   },
 };

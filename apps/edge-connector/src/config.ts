@@ -1,6 +1,14 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { boolVar, DEVELOPMENT_SECRETS, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, refuseWeakSecrets } from '#config';
+import {
+  boolVar,
+  DEVELOPMENT_SECRETS,
+  loadConfig,
+  logLevelVar,
+  natsUrlVar,
+  nodeEnvVar,
+  refuseWeakSecrets,
+} from '#config';
 import { DEFAULT_NAMESPACE, edgeToken, isEdgeId } from '#contracts';
 import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
@@ -79,29 +87,29 @@ export const edgeConfigSchema = envSchema
   .superRefine(refuseWeakSecrets(['TETHER_EDGE_TOKEN']))
   .superRefine(refuseDevelopmentToken)
   .transform((env): EdgeConfig => ({
-  natsUrl: env.TETHER_NATS_URL,
-  namespace: env.TETHER_NAMESPACE,
-  logLevel: env.TETHER_LOG_LEVEL,
-  edgeId: env.TETHER_EDGE_ID,
-  edgeToken: env.TETHER_EDGE_TOKEN,
-  agent: env.TETHER_AGENT,
-  dataDir: env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`,
-  scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
-  allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
-  homeDir: homedir(),
-  codex: {
-    codexPath: env.TETHER_CODEX_PATH,
-    codexHome: env.TETHER_CODEX_HOME,
-    envAllowList: (env.TETHER_CODEX_ENV_ALLOW ?? '')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean),
-  },
-  environment: {},
-  metricsPort: env.TETHER_METRICS_PORT,
-  metricsHost: env.TETHER_METRICS_HOST,
-  shutdownGraceMs: env.TETHER_SHUTDOWN_GRACE_MS,
-}));
+    natsUrl: env.TETHER_NATS_URL,
+    namespace: env.TETHER_NAMESPACE,
+    logLevel: env.TETHER_LOG_LEVEL,
+    edgeId: env.TETHER_EDGE_ID,
+    edgeToken: env.TETHER_EDGE_TOKEN,
+    agent: env.TETHER_AGENT,
+    dataDir: env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`,
+    scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
+    allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
+    homeDir: homedir(),
+    codex: {
+      codexPath: env.TETHER_CODEX_PATH,
+      codexHome: env.TETHER_CODEX_HOME,
+      envAllowList: (env.TETHER_CODEX_ENV_ALLOW ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    },
+    environment: {},
+    metricsPort: env.TETHER_METRICS_PORT,
+    metricsHost: env.TETHER_METRICS_HOST,
+    shutdownGraceMs: env.TETHER_SHUTDOWN_GRACE_MS,
+  }));
 
 /** Reads the edge's configuration once, at boot. */
 export function loadEdgeConfig(env: Record<string, string | undefined> = process.env): EdgeConfig {

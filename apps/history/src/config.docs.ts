@@ -5,7 +5,7 @@ export const HISTORY_VARIABLE_DOCS: VariableDocs = {
   TETHER_DATABASE_URL: { meaning: 'PostgreSQL database of durable history (`postgresql://`).' },
   TETHER_DATABASE_MAX_CONNECTIONS: {
     meaning:
-      'Postgres connections per replica, all pools together; size the server\'s `max_connections` for replicas × this.',
+      "Postgres connections per replica, all pools together; size the server's `max_connections` for replicas × this.",
   },
   TETHER_HISTORY_KEY: {
     meaning:
@@ -21,6 +21,8 @@ export const HISTORY_VARIABLE_DOCS: VariableDocs = {
   TETHER_JOURNAL_COMPACTION_INTERVAL_MS: {
     meaning: 'How often a replica looks for journals to compact; 0 turns periodic compaction off.',
   },
-  TETHER_JOURNAL_COMPACTION_MIN_TAIL_ROWS: { meaning: 'Compaction keeps at least this many rows per journal.' },
+  TETHER_JOURNAL_COMPACTION_MIN_TAIL_ROWS: {
+    meaning: 'Compaction keeps at least this many rows per journal.',
+  },
   TETHER_JOURNAL_COMPACTION_RETAIN_TAIL_MS: { meaning: 'Compaction keeps every row younger than this.' },
 };

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { databaseUrlVar, intVar, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, refuseWeakSecrets } from '#config';
+import {
+  databaseUrlVar,
+  intVar,
+  loadConfig,
+  logLevelVar,
+  natsUrlVar,
+  nodeEnvVar,
+  refuseWeakSecrets,
+} from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 

@@ -3,17 +3,22 @@ import type { VariableDocs } from '#config';
 /** What the router's own variables mean (docs/configuration.md is generated from this and config.ts). */
 export const ROUTER_VARIABLE_DOCS: VariableDocs = {
   TETHER_REDIS_URL: {
-    meaning: 'Redis holding session revisions, leases, presence and the mutation ledger (`redis://` or `rediss://`).',
+    meaning:
+      'Redis holding session revisions, leases, presence and the mutation ledger (`redis://` or `rediss://`).',
   },
-  TETHER_WATCH_WAIT_MS: { meaning: 'How long a `watch` waits for the session revision to move before it answers.' },
-  TETHER_LEASE_REAPER_INTERVAL_MS: { meaning: 'How often the lease reaper looks for expired session leases.' },
-  TETHER_EDGE_RPC_TIMEOUT_MS: { meaning: 'How long the router waits for an edge\'s answer.' },
+  TETHER_WATCH_WAIT_MS: {
+    meaning: 'How long a `watch` waits for the session revision to move before it answers.',
+  },
+  TETHER_LEASE_REAPER_INTERVAL_MS: {
+    meaning: 'How often the lease reaper looks for expired session leases.',
+  },
+  TETHER_EDGE_RPC_TIMEOUT_MS: { meaning: "How long the router waits for an edge's answer." },
   TETHER_OPERATIONS_PER_SESSION_MAX: {
     meaning: 'Live operation records (idempotent mutations) kept per session in the ledger.',
   },
   TETHER_OPERATION_CLAIM_MS: {
     meaning:
-      'How long one replica\'s claim on a running operation lasts; longer than the slowest send, so a live claim is never cut short.',
+      "How long one replica's claim on a running operation lasts; longer than the slowest send, so a live claim is never cut short.",
   },
   TETHER_OPERATION_WAIT_MS: {
     meaning: 'How long a duplicate of a running operation waits for the first copy to settle.',

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { intVar, loadConfig, logLevelVar, natsUrlVar, nodeEnvVar, redisUrlVar, refuseWeakSecrets } from '#config';
+import {
+  intVar,
+  loadConfig,
+  logLevelVar,
+  natsUrlVar,
+  nodeEnvVar,
+  redisUrlVar,
+  refuseWeakSecrets,
+} from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 

@@ -30,7 +30,7 @@ export const SHARED_VARIABLE_DOCS: VariableDocs = {
   },
   TETHER_SHUTDOWN_GRACE_MS: {
     meaning:
-      'After SIGTERM, how long the service may take to stop taking work, finish or hand back what it holds and drain NATS before it exits anyway; keep it below the pod\'s `terminationGracePeriodSeconds` minus the delay and 5 s for the telemetry flush.',
+      "After SIGTERM, how long the service may take to stop taking work, finish or hand back what it holds and drain NATS before it exits anyway; keep it below the pod's `terminationGracePeriodSeconds` minus the delay and 5 s for the telemetry flush.",
   },
   TETHER_SHUTDOWN_DELAY_MS: {
     meaning:
@@ -39,7 +39,8 @@ export const SHARED_VARIABLE_DOCS: VariableDocs = {
   OTEL_SERVICE_NAME: { meaning: 'Service name on traces and metrics; default `tether-<app>`.' },
   OTEL_SDK_DISABLED: { meaning: '`true` turns OpenTelemetry off entirely (no traces, empty `/metrics`).' },
   OTEL_TRACES_EXPORTER: {
-    meaning: 'Trace exporter (`otlp`, `console`, `none`); tracing stays off until this or an OTLP endpoint is set.',
+    meaning:
+      'Trace exporter (`otlp`, `console`, `none`); tracing stays off until this or an OTLP endpoint is set.',
   },
   OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP collector base URL; setting it turns tracing on.' },
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {

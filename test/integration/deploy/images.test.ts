@@ -49,6 +49,7 @@ async function composeConfig(
   } catch (error) {
     throw new Error(
       `docker-compose ${args.join(' ')} failed (is Debian's docker-compose installed? .ci/run installs it): ${(error as Error).message}`,
+      { cause: error },
     );
   }
 }

@@ -19,8 +19,16 @@ export function noteSseStream(delta: 1 | -1): void {
   openSseStreams += delta;
 }
 
-export function instrumentApi(app: NestFastifyApplication, nc: NatsConnection, config: ApiConfig): Promise<OpsServer> {
+export function instrumentApi(
+  app: NestFastifyApplication,
+  nc: NatsConnection,
+  config: ApiConfig,
+): Promise<OpsServer> {
   registerGauge(METRIC.sseStreams, 'SSE subscribe streams open on this api process.', () => openSseStreams);
   instrumentApiHttp(app.getHttpAdapter().getInstance() as unknown as FastifyLike);
-  return startOpsServer({ service: 'api', port: config.metricsPort ?? 'off', checks: { nats: natsCheck(nc) } });
+  return startOpsServer({
+    service: 'api',
+    port: config.metricsPort ?? 'off',
+    checks: { nats: natsCheck(nc) },
+  });
 }
