@@ -4,8 +4,9 @@
 #   docker build --target history        -t tether-history .      (also runs the migrations)
 #   docker build --target edge           -t tether-edge .         (the only image with Codex)
 #   docker build --target demo-edge      -t tether-demo-edge .    (docker-compose's demo edges)
-# api, session-router and history install `npm ci --omit=dev --omit=optional`: no dev tools and no
-# agent CLIs (package.json "optionalDependencies"). Every image runs as uid 10001 under tini.
+# Every image installs `npm ci --omit=dev --omit=optional`: no dev tools and no agent CLIs
+# (package.json "optionalDependencies"); the edge adds Codex alone. Every image runs as uid 10001
+# under tini.
 #
 # Base: the official node image, Node 24.21.0 on Debian bookworm slim, pinned by the digest of its
 # multi-architecture index. Verify or refresh it with
@@ -27,10 +28,14 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
+# The edge's one agent CLI beside the same runtime dependencies: Codex at the version package.json
+# names, in its own prefix (a plain `npm ci --omit=dev` would also bring every optional peer, such
+# as the Prisma CLI, into the edge image).
 FROM ${NODE_IMAGE} AS deps-edge
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY package.json /tmp/package.json
+RUN version="$(node -p "require('/tmp/package.json').optionalDependencies['@openai/codex']")" \
+  && npm install --prefix /opt/codex --no-save --no-audit --no-fund "@openai/codex@${version}" \
+  && npm cache clean --force
 
 # ---- what every runtime image shares ----------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -78,10 +83,12 @@ EXPOSE 9466
 CMD ["node", "dist/apps/history/src/main.js"]
 
 FROM runtime AS edge
-COPY --from=deps-edge /app/node_modules ./node_modules
+COPY --from=deps-service /app/node_modules ./node_modules
+COPY --from=deps-edge /opt/codex /opt/codex
 COPY --from=build /app/dist/apps/edge-connector ./dist/apps/edge-connector
-# Ops endpoints on loopback only: the container's health check reads them, nothing else can.
-ENV TETHER_METRICS_PORT=9467 TETHER_METRICS_HOST=127.0.0.1 TETHER_EDGE_DATA_DIR=/var/lib/tether-edge
+# Codex is found on PATH. Ops endpoints on loopback only: the health check reads them, nothing else can.
+ENV PATH=/opt/codex/node_modules/.bin:$PATH \
+  TETHER_METRICS_PORT=9467 TETHER_METRICS_HOST=127.0.0.1 TETHER_EDGE_DATA_DIR=/var/lib/tether-edge
 USER root
 RUN mkdir -p /var/lib/tether-edge && chown 10001:10001 /var/lib/tether-edge
 USER 10001:10001

@@ -96,6 +96,8 @@ export interface StackOptions {
   thirdRouter?: boolean;
   /** Also run `api-2`; give it its own TETHER_HTTP_PORT in `serviceEnv`. */
   secondApi?: boolean;
+  /** How long a service may take to answer after it started (default READY_TIMEOUT_MS). */
+  readyTimeoutMs?: number;
   /** Environment for one service only, over everything else (ports of a second replica, say). */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
@@ -259,7 +261,8 @@ export class Stack {
     service: ServiceName,
     probe: () => Promise<T | undefined>,
   ): Promise<T> {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
+    const bound = this.options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    const deadline = Date.now() + bound;
     let lastError: unknown;
     while (Date.now() < deadline) {
       // A service that exited (bad configuration, say) will not become ready: say so at once.
@@ -273,7 +276,7 @@ export class Stack {
       await wait(POLL_MS);
     }
     throw new Error(
-      `${what} was not ready after ${READY_TIMEOUT_MS} ms (${String(lastError)}).\n${this.output()}`,
+      `${what} was not ready after ${bound} ms (${String(lastError)}).\n${this.output()}`,
     );
   }
 

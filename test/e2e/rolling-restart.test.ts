@@ -21,7 +21,8 @@ import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LoadBalancer } from '../support/load-balancer.js';
 
-jest.setTimeout(300_000);
+// Seven cold starts (five of them during the run) on a shared 2-core machine: minutes, not seconds.
+jest.setTimeout(600_000);
 
 const JWT_SECRET = 'e2e-jwt-secret-0123456789';
 const EDGE_SECRET = 'e2e-edge-secret-0123456789';
@@ -41,7 +42,8 @@ const CLIENT_TIMEOUT_MS = 45_000;
 const RETRY_PAUSE_MS = 200;
 const CALL_ATTEMPTS_MAX = 100;
 const CONVERGE_TIMEOUT_MS = 45_000;
-const READY_TIMEOUT_MS = 90_000;
+/** A cold start on a loaded 2-core machine has been seen to take well over a minute. */
+const READY_TIMEOUT_MS = 180_000;
 
 interface Snapshot {
   status: string;
@@ -98,6 +100,7 @@ beforeAll(async () => {
       return { TETHER_SCRIPTED_SCRIPT: scriptPath };
     },
     stack: {
+      readyTimeoutMs: READY_TIMEOUT_MS,
       secondRouter: true,
       thirdRouter: true,
       secondApi: true,

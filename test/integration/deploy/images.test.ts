@@ -94,13 +94,16 @@ test('api, router and history images install neither dev dependencies nor agent 
   expect(packageJson.optionalDependencies?.['@openai/codex']).toBeDefined();
   const all = stages();
   expect(all.get('deps-service')!.join('\n')).toMatch(/npm ci --omit=dev --omit=optional/);
-  expect(all.get('deps-edge')!.join('\n')).toMatch(/npm ci --omit=dev(?! --omit=optional)/);
+  expect(all.get('deps-edge')!.join('\n')).toMatch(/npm install --prefix \/opt\/codex .*@openai\/codex@/);
   for (const service of ['api', 'session-router', 'history']) {
     const lines = all.get(service)!.join('\n');
     expect(lines).toMatch(/COPY --from=deps-service \/app\/node_modules/);
-    expect(lines).not.toMatch(/deps-edge|--from=build \/app\/node_modules/);
+    expect(lines).not.toMatch(/deps-edge|codex|--from=build \/app\/node_modules/);
   }
-  expect(all.get('edge')!.join('\n')).toMatch(/COPY --from=deps-edge \/app\/node_modules/);
+  const edge = all.get('edge')!.join('\n');
+  expect(edge).toMatch(/COPY --from=deps-service \/app\/node_modules/);
+  expect(edge).toMatch(/COPY --from=deps-edge \/opt\/codex \/opt\/codex/);
+  expect(edge).toMatch(/ENV PATH=\/opt\/codex\/node_modules\/\.bin:\$PATH/);
   // Every runtime image: the pinned base, tini as PID 1, a health check, a non-root user.
   expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim@sha256:[0-9a-f]{64}$/m);
   const runtime = all.get('runtime')!.join('\n');
