@@ -275,9 +275,7 @@ export class Stack {
       }
       await wait(POLL_MS);
     }
-    throw new Error(
-      `${what} was not ready after ${bound} ms (${String(lastError)}).\n${this.output()}`,
-    );
+    throw new Error(`${what} was not ready after ${bound} ms (${String(lastError)}).\n${this.output()}`);
   }
 
   /** History answers requests. */
