@@ -309,6 +309,9 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   const stopSending = new AbortController();
   const stopStreaming = new AbortController();
   let answered = 0;
+  /** Sends between request and answer right now; sampled as each replica receives SIGTERM. */
+  let sendsInFlight = 0;
+  let sendsAtSigterm = 0;
   const views: SseView[] = [];
   const streams: Promise<void>[] = [];
   const clients = Array.from({ length: CLIENTS }, async (_, client) => {
@@ -324,11 +327,16 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
         if (stopSending.signal.aborted) return;
         const text = `client ${client} round ${round}`;
         const body: EdgeAgentRequest = { ...base, action: 'send', text };
-        await call({
-          ...body,
-          client_operation_id: `${Date.now()}-${randomBytes(16).toString('hex')}`,
-          payload_fingerprint: operationFingerprint('send', body),
-        });
+        sendsInFlight += 1;
+        try {
+          await call({
+            ...body,
+            client_operation_id: `${Date.now()}-${randomBytes(16).toString('hex')}`,
+            payload_fingerprint: operationFingerprint('send', body),
+          });
+        } finally {
+          sendsInFlight -= 1;
+        }
         session.sent.push(text);
         answered += 1;
         session.revision = await waitIdle(base, session.revision);
@@ -343,6 +351,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   for (const name of ROLLOUT) {
     const before = answered;
     const began = Date.now();
+    sendsAtSigterm += sendsInFlight;
     exits[name] = await stack.stop(name, 'SIGTERM');
     const stopped = Date.now();
     await stack.start(name);
@@ -370,11 +379,13 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   expect(exits).toEqual(Object.fromEntries(ROLLOUT.map((name) => [name, 0])));
   console.log(
     `rolling restart: ${answered} sends, retryable answers ${JSON.stringify(Object.fromEntries(retried))}, ` +
-      `balancer ${JSON.stringify(balancer.counts)}, SSE reconnects ${views.map((view) => view.reconnects).join(',')}; ` +
+      `${sendsAtSigterm} sends in flight at the SIGTERMs, balancer ${JSON.stringify(balancer.counts)}, SSE reconnects ${views.map((view) => view.reconnects).join(',')}; ` +
       phases.join('; '),
   );
   expect(failures).toEqual([]);
   expect(balancer.counts.failed).toBe(0);
+  // The stops met sends on their way (each of them completed or was refused retryably above).
+  expect(sendsAtSigterm).toBeGreaterThan(0);
 
   // History holds each acknowledged send exactly once, and so does every client's SSE view.
   const sorted = (texts: string[]) => [...texts].sort();
