@@ -5,14 +5,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { parse, stringify } from 'yaml';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = join(ROOT, 'deploy/observability/prometheus/alerts.yml');
 const TARGET = join(ROOT, 'deploy/k8s/overlays/production/prometheusrule.yaml');
 
-/** The PrometheusRule text for the rule file's text. */
-export function renderPrometheusRule(alertsText) {
+/** The PrometheusRule text for the rule file's text, formatted as the repository formats YAML. */
+export async function renderPrometheusRule(alertsText) {
   const rules = parse(alertsText);
   if (!rules || !Array.isArray(rules.groups)) throw new Error(`${SOURCE} has no rule groups.`);
   const resource = {
@@ -21,15 +22,15 @@ export function renderPrometheusRule(alertsText) {
     metadata: { name: 'tether', labels: { release: 'prometheus' } },
     spec: { groups: rules.groups },
   };
-  return (
+  const text =
     '# Generated from deploy/observability/prometheus/alerts.yml by `npm run k8s:rules`; edit that\n' +
     '# file and regenerate. Runbooks: docs/operations.md, "Alerts".\n' +
-    stringify(resource, { lineWidth: 0 })
-  );
+    stringify(resource, { lineWidth: 0 });
+  return format(text, { ...(await resolveConfig(TARGET)), parser: 'yaml', filepath: TARGET });
 }
 
-function main() {
-  const text = renderPrometheusRule(readFileSync(SOURCE, 'utf8'));
+async function main() {
+  const text = await renderPrometheusRule(readFileSync(SOURCE, 'utf8'));
   if (process.argv.includes('--check')) {
     let current = '';
     try {
@@ -47,4 +48,4 @@ function main() {
   process.stdout.write(`Wrote ${TARGET}.\n`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -31,4 +31,8 @@ export const EDGE_VARIABLE_DOCS: VariableDocs = {
     meaning:
       "Address of the edge's ops endpoints; loopback, so an owner's machine exposes nothing by default.",
   },
+  TETHER_EDGE_HEARTBEAT_MS: {
+    meaning:
+      'Heartbeat period; routers count the edge offline after 2 periods of silence. Longer saves messages on a large fleet, shorter notices a dead edge sooner (docs/reliability.md).',
+  },
 };

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { z } from 'zod';
 import {
   boolVar,
+  intVar,
   DEVELOPMENT_SECRETS,
   loadConfig,
   logLevelVar,
@@ -9,7 +10,7 @@ import {
   nodeEnvVar,
   refuseWeakSecrets,
 } from '#config';
-import { DEFAULT_NAMESPACE, edgeToken, isEdgeId } from '#contracts';
+import { DEFAULT_NAMESPACE, edgeToken, isEdgeId, Limits } from '#contracts';
 import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
@@ -41,6 +42,15 @@ const envSchema = z.object({
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+  /**
+   * Heartbeat period (docs/reliability.md "Edge liveness"): routers count the edge offline after
+   * 2 periods of silence (then a probe confirms it). Longer saves messages on a large fleet; shorter notices a dead edge sooner.
+   */
+  TETHER_EDGE_HEARTBEAT_MS: intVar(
+    Limits.EDGE_HEARTBEAT_INTERVAL_MS,
+    Limits.EDGE_HEARTBEAT_INTERVAL_MIN_MS,
+    Limits.EDGE_HEARTBEAT_INTERVAL_MAX_MS,
+  ),
 });
 
 export interface EdgeConfig {
@@ -66,6 +76,7 @@ export interface EdgeConfig {
   metricsHost: string;
   /** How long SIGTERM waits for sessions to stop and updates to flush (docs/operations.md). */
   shutdownGraceMs: number;
+  heartbeatIntervalMs: number;
 }
 
 /**
@@ -109,6 +120,7 @@ export const edgeConfigSchema = envSchema
     metricsPort: env.TETHER_METRICS_PORT,
     metricsHost: env.TETHER_METRICS_HOST,
     shutdownGraceMs: env.TETHER_SHUTDOWN_GRACE_MS,
+    heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
   }));
 
 /** Reads the edge's configuration once, at boot. */

@@ -30,4 +30,8 @@ export const ROUTER_VARIABLE_DOCS: VariableDocs = {
   TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: {
     meaning: 'How long an `unknown` send waits before its edge is asked about it again.',
   },
+  TETHER_EDGE_LIVENESS_CHECK_MS: {
+    meaning:
+      'While a call or watch waits on an edge, how often its presence is read, so a dead or hung edge releases its waiters within one period of its expiry (docs/reliability.md).',
+  },
 };

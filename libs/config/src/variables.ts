@@ -36,6 +36,10 @@ export const SHARED_VARIABLE_DOCS: VariableDocs = {
     meaning:
       'After SIGTERM, how long the service keeps serving while `/readyz` already answers 503, so load balancers and Kubernetes endpoints stop routing to it first (the manifests set 5000).',
   },
+  TETHER_TRACE_BACKGROUND_RATIO: {
+    meaning:
+      'Share of background rounds (heartbeats, reaper ticks, sweeps, compactions) traced, each as a short trace of its own; 0 turns them off, 1 traces every round.',
+  },
   OTEL_SERVICE_NAME: { meaning: 'Service name on traces and metrics; default `tether-<app>`.' },
   OTEL_SDK_DISABLED: { meaning: '`true` turns OpenTelemetry off entirely (no traces, empty `/metrics`).' },
   OTEL_TRACES_EXPORTER: {
