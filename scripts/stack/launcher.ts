@@ -57,13 +57,18 @@ const READY_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 3_000;
 const POLL_MS = 100;
 
-/** `router-2`: a second router replica (same queue group), for failover tests. */
-export type ServiceName = 'history' | 'router' | 'router-2' | 'api' | 'edge';
+/**
+ * `router-2`, `router-3`: more router replicas (same queue group), for failover and rollout tests;
+ * `api-2`: a second api replica (its own HTTP port through `serviceEnv`), behind a test's balancer.
+ */
+export type ServiceName = 'history' | 'router' | 'router-2' | 'router-3' | 'api' | 'api-2' | 'edge';
 const ENTRY: Record<ServiceName, string> = {
   history: 'apps/history/src/main.js',
   router: 'apps/session-router/src/main.js',
   'router-2': 'apps/session-router/src/main.js',
+  'router-3': 'apps/session-router/src/main.js',
   api: 'apps/api/src/main.js',
+  'api-2': 'apps/api/src/main.js',
   edge: 'apps/edge-connector/src/main.js',
 };
 
@@ -127,6 +132,14 @@ export interface StackOptions {
   demoEdgeName?: string;
   /** Also run `router-2`, a second router replica (default: one router). */
   secondRouter?: boolean;
+  /** Also run `router-3` (with `secondRouter`: three replicas). */
+  thirdRouter?: boolean;
+  /** Also run `api-2`; give it its own TETHER_HTTP_PORT in `serviceEnv`. */
+  secondApi?: boolean;
+  /** How long a service may take to answer after it started (default READY_TIMEOUT_MS). */
+  readyTimeoutMs?: number;
+  /** Environment for one service only, over everything else (ports of a second replica, say). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** `collect` only: every line any child writes, as written (a suite that must read them all). */
   onOutputLine?: (line: string) => void;
 }
@@ -156,8 +169,10 @@ function identityEnvironment(
       return { TETHER_NATS_CREDS: identities.history, ...identities.edgeAuthority };
     case 'router':
     case 'router-2':
+    case 'router-3':
       return { TETHER_NATS_CREDS: identities.router };
     case 'api':
+    case 'api-2':
       return { TETHER_NATS_CREDS: identities.api };
     case 'edge':
       if (!edge?.credsFile) throw new Error('The demo edge has no NATS credentials.');
@@ -245,6 +260,7 @@ export class Stack {
       TETHER_METRICS_PORT: '0',
       ...(o.natsIdentities && identityEnvironment(o.natsIdentities, name, this.edge)),
       ...o.extraEnv,
+      ...o.serviceEnv?.[name],
     };
     if (name === 'edge') {
       if (!this.edge) throw new Error('The demo edge is not enrolled yet.');
@@ -344,11 +360,17 @@ export class Stack {
 
   /** Sends a signal and waits for the process to exit. */
   async kill(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(name, signal);
+  }
+
+  /** Sends a signal and resolves with the exit code once the process exited (null: not running or killed). */
+  async stop(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     const child = this.children.get(name);
-    if (!child) return;
-    const exited = once(child, 'exit');
+    if (!child) return null;
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     child.kill(signal);
-    await exited;
+    const [code] = await exited;
+    return code;
   }
 
   /** The process id of a running service (benchmarks read its memory and CPU from /proc). */
@@ -392,7 +414,8 @@ export class Stack {
     service: ServiceName,
     probe: () => Promise<T | undefined>,
   ): Promise<T> {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
+    const bound = this.options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    const deadline = Date.now() + bound;
     let lastError: unknown;
     while (Date.now() < deadline) {
       // A service that exited (bad configuration, say) will not become ready: say so at once.
@@ -405,9 +428,7 @@ export class Stack {
       }
       await wait(POLL_MS);
     }
-    throw new Error(
-      `${what} was not ready after ${READY_TIMEOUT_MS} ms (${String(lastError)}).\n${this.output()}`,
-    );
+    throw new Error(`${what} was not ready after ${bound} ms (${String(lastError)}).\n${this.output()}`);
   }
 
   /** History answers requests. */
@@ -517,7 +538,9 @@ export class Stack {
     await this.start('history');
     await this.start('router');
     if (this.options.secondRouter) await this.start('router-2');
+    if (this.options.thirdRouter) await this.start('router-3');
     await this.start('api');
+    if (this.options.secondApi) await this.start('api-2');
     await this.historyReady();
     await this.enrollDemoEdge();
     await this.start('edge');
@@ -530,7 +553,7 @@ export class Stack {
    * still reach a router and history, then the api, the router, and history last.
    */
   async down(): Promise<void> {
-    for (const name of ['edge', 'api', 'router', 'router-2', 'history'] as const) {
+    for (const name of ['edge', 'api', 'api-2', 'router', 'router-2', 'router-3', 'history'] as const) {
       await this.kill(name, 'SIGTERM');
     }
     await this.nc?.close();

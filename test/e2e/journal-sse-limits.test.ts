@@ -136,9 +136,11 @@ async function session(name: string): Promise<{ accessId: string; sessionId: str
   return { accessId, sessionId, url: `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}` };
 }
 
-/** The api's open-streams gauge, from its `/metrics` (mounted on its HTTP port). */
+/** The api's open-streams gauge, from its `/metrics` on the ops port it announced (TETHER_METRICS_PORT=0). */
 async function openStreams(): Promise<number> {
-  const text = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+  const ops = /Ops endpoints of api at (http:\/\/[0-9.]+:[0-9]+)/.exec(stack.output());
+  if (!ops) throw new Error(`the api announced no ops endpoints.\n${stack.output()}`);
+  const text = await (await fetch(`${ops[1]}/metrics`)).text();
   const gauge = /^tether_sse_streams(?:\{[^}]*\})? (\d+)/m.exec(text);
   if (!gauge) throw new Error('no tether_sse_streams gauge on the api');
   return Number(gauge[1]);

@@ -17,6 +17,8 @@ describe('api config', () => {
       sse: { heartbeatMs: 15_000, reauthorizeMs: 60_000 },
       authorizeCacheMs: 2_000,
       limits: USER_LIMITS_DEFAULTS,
+      metricsPort: 9464,
+      shutdown: { graceMs: 20_000, delayMs: 0 },
     });
   });
 
@@ -35,6 +37,24 @@ describe('api config', () => {
     expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_EDGE_RATE_PER_S: 'fast' })).toThrow(
       /TETHER_EDGE_RATE_PER_S/,
     );
+  });
+
+  it('refuses a development, short or placeholder JWT secret in production, naming the variable', () => {
+    const production = { NODE_ENV: 'production' };
+    for (const secret of ['tether-dev-secret-change-me', 'a-development-secret', 'x'.repeat(40)]) {
+      expect(() => loadConfig(apiConfigSchema, { ...production, TETHER_JWT_SECRET: secret })).toThrow(
+        /TETHER_JWT_SECRET/,
+      );
+    }
+    const strong = 'k7Qx2vN9pL4mR8sT1wY6zB3cF5hJ0dG2aE7uI9oP';
+    expect(loadConfig(apiConfigSchema, { ...production, TETHER_JWT_SECRET: strong }).jwt.key).toEqual({
+      kind: 'secret',
+      secret: strong,
+    });
+    // A JWKS URL instead of a secret is fine in production: there is no secret to check.
+    expect(
+      loadConfig(apiConfigSchema, { ...production, TETHER_JWT_JWKS_URL: 'https://id.example/jwks' }).jwt.key,
+    ).toEqual({ kind: 'jwks', url: 'https://id.example/jwks' });
   });
 
   it('turns the authorization cache off with 0 and refuses more than 2 s', () => {

@@ -1,6 +1,16 @@
 import { z } from 'zod';
-import { checkNatsEnv, intVar, logLevelVar, natsEnv, natsSettings, type NatsSettings } from '#config';
+import {
+  checkNatsEnv,
+  intVar,
+  logLevelVar,
+  natsEnv,
+  natsSettings,
+  nodeEnvVar,
+  refuseWeakSecrets,
+  type NatsSettings,
+} from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 import type { Rate } from './limits/token-bucket.js';
 
 /** A shared secret shorter than this is too easy to guess for HS256. */
@@ -53,6 +63,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 const envSchema = z.object({
+  NODE_ENV: nodeEnvVar(),
   ...natsEnv,
   TETHER_NAMESPACE: z
     .string()
@@ -83,6 +94,10 @@ const envSchema = z.object({
   TETHER_EDGE_SSE_STREAMS_MAX: intVar(USER_LIMITS_DEFAULTS.edgeStreams, 1, HELD_MAX),
   TETHER_USER_WATCHES_MAX: intVar(USER_LIMITS_DEFAULTS.userWatches, 1, HELD_MAX),
   TETHER_EDGE_WATCHES_MAX: intVar(USER_LIMITS_DEFAULTS.edgeWatches, 1, HELD_MAX),
+  /** /metrics, /healthz, /readyz: never on the public port (docs/observability.md). */
+  TETHER_METRICS_PORT: metricsPortVar(9464),
+  TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+  TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
 });
 
 /** How bearer tokens are verified: a shared HS256 secret (development) or a remote JWKS. */
@@ -101,6 +116,10 @@ export interface ApiConfig {
    * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
    */
   authorizeCacheMs?: number;
+  /** The ops port; absent (a config built by hand): no ops server. */
+  metricsPort?: MetricsPort;
+  /** SIGTERM handling (docs/operations.md); absent (a config built by hand): the defaults. */
+  shutdown?: { graceMs: number; delayMs: number };
   /** Per-user and per-edge limits; absent (a config built by hand): USER_LIMITS_DEFAULTS. */
   limits?: UserLimitsConfig;
 }
@@ -131,6 +150,7 @@ export const apiConfigSchema = envSchema
       });
     }
   })
+  .superRefine(refuseWeakSecrets([], ['TETHER_JWT_SECRET']))
   .transform((env): ApiConfig => ({
     nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
@@ -153,4 +173,6 @@ export const apiConfigSchema = envSchema
       userWatches: env.TETHER_USER_WATCHES_MAX,
       edgeWatches: env.TETHER_EDGE_WATCHES_MAX,
     },
+    metricsPort: env.TETHER_METRICS_PORT,
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
   }));

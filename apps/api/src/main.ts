@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig } from '#config';
 import { inboxPrefix, Subjects } from '#contracts';
 import { connectNats } from '#messaging';
+import { SHUTDOWN_GRACE_DEFAULT_MS, stopOnSignals } from '#telemetry';
 import { createApiApp } from './app.js';
 import { apiConfigSchema } from './config.js';
 import { instrumentApi } from './common/telemetry.js';
@@ -18,28 +19,22 @@ async function bootstrap(): Promise<void> {
     inboxPrefix: inboxPrefix(subjects, 'api'),
   });
   const app = await createApiApp({ config, nc, subjects });
-  instrumentApi(app, nc);
+  const ops = await instrumentApi(app, nc, config);
   await app.listen(config.http.port, config.http.host);
   logger.log(`Api ready at ${await app.getUrl()} (namespace ${config.namespace}).`);
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`Received ${signal}, shutting down.`);
-    try {
-      // Stop accepting HTTP and let in-flight requests (they still need NATS) finish first.
+  stopOnSignals({
+    service: 'api',
+    ops,
+    graceMs: config.shutdown?.graceMs ?? SHUTDOWN_GRACE_DEFAULT_MS,
+    delayMs: config.shutdown?.delayMs,
+    // Stop listening, end the SSE streams (clients resume elsewhere from their last event id)
+    // and let in-flight requests finish: they still need NATS, which is drained after them.
+    stop: async () => {
       await app.close();
       await nc.drain();
-      logger.log('Api stopped.');
-      process.exit(0);
-    } catch (error) {
-      logger.error(`Shutdown failed: ${(error as Error).message}`);
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+    },
+  });
 }
 
 bootstrap().catch((error: unknown) => {

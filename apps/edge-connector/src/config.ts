@@ -3,15 +3,18 @@ import { z } from 'zod';
 import {
   boolVar,
   checkNatsEnv,
+  DEVELOPMENT_SECRETS,
   intVar,
   loadConfig,
   logLevelVar,
   natsEnv,
   natsSettings,
+  nodeEnvVar,
+  refuseWeakSecrets,
   type NatsSettings,
 } from '#config';
-import { DEFAULT_NAMESPACE, Limits, isEdgeId } from '#contracts';
-import { metricsPortVar, type MetricsPort } from '#telemetry';
+import { DEFAULT_NAMESPACE, edgeToken, isEdgeId, Limits } from '#contracts';
+import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
 const optionalString = () =>
@@ -57,6 +60,7 @@ const declaredAgentsVar = () =>
   );
 
 const envSchema = z.object({
+  NODE_ENV: nodeEnvVar(),
   ...natsEnv,
   TETHER_NAMESPACE: z
     .string()
@@ -84,6 +88,7 @@ const envSchema = z.object({
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
   /**
    * Heartbeat period (docs/reliability.md "Edge liveness"): routers count the edge offline after
    * 2 periods of silence (then a probe confirms it). Longer saves messages on a large fleet; shorter notices a dead edge sooner.
@@ -128,6 +133,8 @@ export interface EdgeConfig {
   metricsPort: MetricsPort;
   /** Loopback unless asked: an owner's machine exposes nothing by default. */
   metricsHost: string;
+  /** How long SIGTERM waits for sessions to stop and updates to flush (docs/operations.md). */
+  shutdownGraceMs: number;
   heartbeatIntervalMs: number;
 }
 
@@ -137,42 +144,62 @@ const commaList = (value: string | undefined): string[] =>
     .map((name) => name.trim())
     .filter(Boolean);
 
-export const edgeConfigSchema = envSchema.superRefine(checkNatsEnv).transform((env): EdgeConfig => {
-  const dataDir = env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`;
-  return {
-    nats: natsSettings(env),
-    namespace: env.TETHER_NAMESPACE,
-    logLevel: env.TETHER_LOG_LEVEL,
-    edgeId: env.TETHER_EDGE_ID,
-    edgeToken: env.TETHER_EDGE_TOKEN,
-    agent: env.TETHER_AGENT,
-    dataDir,
-    scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
-    allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
-    homeDir: homedir(),
-    codex: {
-      codexPath: env.TETHER_CODEX_PATH,
-      codexHome: env.TETHER_CODEX_HOME,
-      envAllowList: commaList(env.TETHER_CODEX_ENV_ALLOW),
-    },
-    claude: {
-      claudePath: env.TETHER_CLAUDE_PATH,
-      stateDir: env.TETHER_CLAUDE_CONFIG_DIR ?? `${dataDir}/claude`,
-      envAllowList: commaList(env.TETHER_CLAUDE_ENV_ALLOW),
-    },
-    acp: {
-      geminiPath: env.TETHER_GEMINI_PATH,
-      homesDir: env.TETHER_ACP_HOME ?? `${dataDir}/agent-homes`,
-      envAllowList: commaList(env.TETHER_ACP_ENV_ALLOW),
-      declared: env.TETHER_ACP_AGENTS,
-      spares: env.TETHER_ACP_SPARES,
-    },
-    environment: {},
-    metricsPort: env.TETHER_METRICS_PORT,
-    metricsHost: env.TETHER_METRICS_HOST,
-    heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
-  };
-});
+/**
+ * In production an edge refuses a token minted from one of the published development secrets: the
+ * deployment that accepts it accepts anyone's (docs/operations.md, rotating the edge secret).
+ */
+function refuseDevelopmentToken(env: z.infer<typeof envSchema>, ctx: z.RefinementCtx): void {
+  if (env.NODE_ENV !== 'production') return;
+  if (DEVELOPMENT_SECRETS.some((secret) => edgeToken(secret, env.TETHER_EDGE_ID) === env.TETHER_EDGE_TOKEN)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TETHER_EDGE_TOKEN'],
+      message: 'was minted from a development TETHER_EDGE_SECRET; enroll against a production deployment',
+    });
+  }
+}
+
+export const edgeConfigSchema = envSchema
+  .superRefine(checkNatsEnv)
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_TOKEN']))
+  .superRefine(refuseDevelopmentToken)
+  .transform((env): EdgeConfig => {
+    const dataDir = env.TETHER_EDGE_DATA_DIR ?? `${homedir()}/.tether/edge`;
+    return {
+      nats: natsSettings(env),
+      namespace: env.TETHER_NAMESPACE,
+      logLevel: env.TETHER_LOG_LEVEL,
+      edgeId: env.TETHER_EDGE_ID,
+      edgeToken: env.TETHER_EDGE_TOKEN,
+      agent: env.TETHER_AGENT,
+      dataDir,
+      scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
+      allowRoot: env.TETHER_EDGE_ALLOW_ROOT,
+      homeDir: homedir(),
+      codex: {
+        codexPath: env.TETHER_CODEX_PATH,
+        codexHome: env.TETHER_CODEX_HOME,
+        envAllowList: commaList(env.TETHER_CODEX_ENV_ALLOW),
+      },
+      claude: {
+        claudePath: env.TETHER_CLAUDE_PATH,
+        stateDir: env.TETHER_CLAUDE_CONFIG_DIR ?? `${dataDir}/claude`,
+        envAllowList: commaList(env.TETHER_CLAUDE_ENV_ALLOW),
+      },
+      acp: {
+        geminiPath: env.TETHER_GEMINI_PATH,
+        homesDir: env.TETHER_ACP_HOME ?? `${dataDir}/agent-homes`,
+        envAllowList: commaList(env.TETHER_ACP_ENV_ALLOW),
+        declared: env.TETHER_ACP_AGENTS,
+        spares: env.TETHER_ACP_SPARES,
+      },
+      environment: {},
+      metricsPort: env.TETHER_METRICS_PORT,
+      metricsHost: env.TETHER_METRICS_HOST,
+      shutdownGraceMs: env.TETHER_SHUTDOWN_GRACE_MS,
+      heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
+    };
+  });
 
 /** Reads the edge's configuration once, at boot. */
 export function loadEdgeConfig(env: Record<string, string | undefined> = process.env): EdgeConfig {

@@ -1,33 +1,33 @@
 import '#telemetry/register';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { stopOnSignals } from '#telemetry';
 import { loadEdgeConfig } from './config.js';
 import { startEdge } from './edge.app.js';
 import { startEdgeTelemetry } from './common/telemetry.js';
 
 const config = loadEdgeConfig();
 const edge = await startEdge(config);
-await startEdgeTelemetry(edge, config);
+const ops = await startEdgeTelemetry(edge, config);
 const log = new Logger('EdgeConnector');
 log.log(`Edge ${config.edgeId} serves ${config.agent} sessions in namespace ${config.namespace}.`);
 
+// Stops the heartbeat and the RPC subscription, shuts the agent sessions down, flushes their last
+// updates and drains NATS (edge.app.ts).
 let stopping = false;
-const stop = (signal: string): void => {
-  if (stopping) return;
-  stopping = true;
-  log.log(`Received ${signal}; stopping.`);
-  edge.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      log.error(`Shutdown failed: ${(error as Error).message}`);
-      process.exit(1);
-    },
-  );
-};
+stopOnSignals({
+  service: 'edge-connector',
+  ops,
+  graceMs: config.shutdownGraceMs,
+  stop: () => {
+    stopping = true;
+    return edge.close();
+  },
+});
 // The client reconnects forever, except when the server refuses its credentials again after a
 // drop: a rotated or deleted connector. Nothing can recover that but new credentials, so stop.
 void edge.nc.closed().then((error) => {
-  if (stopping) return;
+  if (stopping) return; // the shutdown above drained the connection
   stopping = true;
   log.error(
     `NATS closed the connection for good (${error?.message ?? 'closed'}); stopping. A rotated or deleted ` +
@@ -35,5 +35,3 @@ void edge.nc.closed().then((error) => {
   );
   edge.close().finally(() => process.exit(1));
 });
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));

@@ -9,9 +9,11 @@ import {
   logLevelVar,
   natsEnv,
   natsSettings,
+  nodeEnvVar,
+  refuseWeakSecrets,
 } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
-import { metricsPortVar } from '#telemetry';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 import {
   checkEdgeAuthorityEnv,
   edgeAuthorityEnv,
@@ -45,6 +47,7 @@ export const AUTHORIZE_POOL_CONNECTIONS = 2;
 /** The history service's environment, validated once at boot. */
 export const historyConfigSchema = z
   .object({
+    NODE_ENV: nodeEnvVar(),
     ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
@@ -80,6 +83,9 @@ export const historyConfigSchema = z
     /** /metrics, /healthz, /readyz (docs/observability.md). */
     TETHER_METRICS_PORT: metricsPortVar(9466),
     ...edgeAuthorityEnv,
+    /** SIGTERM handling (docs/operations.md "Graceful shutdown"). */
+    TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+    TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
   })
   .refine(
     (env) =>
@@ -91,6 +97,7 @@ export const historyConfigSchema = z
   )
   .superRefine(checkNatsEnv)
   .superRefine(checkEdgeAuthorityEnv)
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_HISTORY_KEY', 'TETHER_JOURNAL_KEY']))
   .transform((env) => ({
     nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
@@ -116,6 +123,7 @@ export const historyConfigSchema = z
     },
     metricsPort: env.TETHER_METRICS_PORT,
     edgeAuthority: edgeAuthoritySettings(env),
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
   }));
 
 export type HistoryConfig = z.infer<typeof historyConfigSchema>;

@@ -1,12 +1,14 @@
 import '#telemetry/register';
 import 'reflect-metadata';
+import { stopOnSignals } from '#telemetry';
 import { startHistory } from './bootstrap.js';
 import { loadHistoryConfig } from './config.js';
 import { startHistoryTelemetry } from './common/telemetry.js';
 
 const config = loadHistoryConfig();
 const app = await startHistory(config);
-await startHistoryTelemetry(app, config);
-// Nest closes the app on these signals (stop taking work, finish in-flight, stop the journal
-// consumer, close Postgres, drain NATS) and then exits with the signal.
-app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+const ops = await startHistoryTelemetry(app, config);
+// Closing the app stops taking requests, finishes in-flight handlers, stops the journal pull
+// (pulled but unstarted messages are nak'ed back to the other replicas), closes Postgres and
+// drains NATS (bootstrap.ts).
+stopOnSignals({ service: 'history', ops, ...config.shutdown, stop: () => app.close() });

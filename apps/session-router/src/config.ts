@@ -8,10 +8,12 @@ import {
   logLevelVar,
   natsEnv,
   natsSettings,
+  nodeEnvVar,
   redisUrlVar,
+  refuseWeakSecrets,
 } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
-import { metricsPortVar } from '#telemetry';
+import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 
 /** Three edge calls and a history call, with room to spare: a live claim is never cut short. */
 const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
@@ -25,6 +27,7 @@ const EDGE_LIVENESS_CHECK_DEFAULT_MS = 250;
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
   .object({
+    NODE_ENV: nodeEnvVar(),
     ...natsEnv,
     TETHER_NAMESPACE: z
       .string()
@@ -67,6 +70,9 @@ export const routerConfigSchema = z
      */
     TETHER_SUBMISSION_SWEEP_INTERVAL_MS: intVar(SUBMISSION_SWEEP_DEFAULT_MS, 100, 10 * 60_000),
     TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: intVar(SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS, 100, 60 * 60_000),
+    /** SIGTERM handling (docs/operations.md "Graceful shutdown"). */
+    TETHER_SHUTDOWN_GRACE_MS: shutdownGraceVar(),
+    TETHER_SHUTDOWN_DELAY_MS: shutdownDelayVar(),
     /**
      * Edge liveness (docs/reliability.md): while a call or watch waits on an edge, its presence is
      * read this often, so a dead or hung edge releases its waiters within one period of its expiry.
@@ -74,6 +80,7 @@ export const routerConfigSchema = z
     TETHER_EDGE_LIVENESS_CHECK_MS: intVar(EDGE_LIVENESS_CHECK_DEFAULT_MS, 50, 5_000),
   })
   .superRefine(checkNatsEnv)
+  .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_JOURNAL_KEY']))
   .transform((env) => ({
     nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
@@ -84,6 +91,7 @@ export const routerConfigSchema = z
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,
     leaseReaperIntervalMs: env.TETHER_LEASE_REAPER_INTERVAL_MS,
     metricsPort: env.TETHER_METRICS_PORT,
+    shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
     edgeRpcTimeoutMs: env.TETHER_EDGE_RPC_TIMEOUT_MS,
     operationsPerSessionMax: env.TETHER_OPERATIONS_PER_SESSION_MAX,
     operationClaimMs: env.TETHER_OPERATION_CLAIM_MS,

@@ -91,3 +91,14 @@ export const journalPreviousKeysVar = () =>
         .array(journalKeyVar())
         .max(JOURNAL_PREVIOUS_KEYS_MAX, `at most ${JOURNAL_PREVIOUS_KEYS_MAX} previous keys`),
     );
+
+export {
+  nodeEnvVar,
+  refuseWeakSecrets,
+  weakSecretReason,
+  DEVELOPMENT_SECRETS,
+  PRODUCTION_SECRET_MIN_LENGTH,
+} from './production.js';
+export { envVariables } from './reference.js';
+export type { EnvVariable, VariableDoc, VariableDocs } from './reference.js';
+export { SHARED_VARIABLE_DOCS } from './variables.js';

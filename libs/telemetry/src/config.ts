@@ -5,7 +5,7 @@ import { loadConfig } from '#config';
  * The few variables the telemetry bootstrap reads itself. Everything else (`OTEL_EXPORTER_OTLP_*`,
  * `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, ...) is read by the OpenTelemetry SDK, as its spec says.
  */
-const telemetryEnvSchema = z.object({
+export const telemetryEnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().optional(),
   OTEL_SDK_DISABLED: z.string().optional(),
   OTEL_TRACES_EXPORTER: z.string().optional(),

@@ -2,8 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { recordHttpRequest, recordRequestService } from './metrics.js';
-import { opsResponse } from './ops-server.js';
-import type { ReadinessCheck } from './health.js';
 
 /** The span attribute naming the contract action of an HTTP call (`send`, `poll`, ...). */
 export const ACTION_ATTR = 'tether.action';
@@ -32,21 +30,15 @@ export interface FastifyLike {
     name: 'onResponse',
     hook: (request: HookRequest, reply: HookReply, done: () => void) => void,
   ): unknown;
-  get(path: string, handler: (request: unknown, reply: FastifyReplyLike) => Promise<unknown>): unknown;
-}
-export interface FastifyReplyLike {
-  code(status: number): FastifyReplyLike;
-  header(name: string, value: string): FastifyReplyLike;
-  send(body: string): unknown;
 }
 
 /**
- * The api's HTTP metric (duration by action and status) and its ops routes (`/metrics`,
- * `/healthz`, `/readyz` on the api's own port). The action is the contract's `action` for
+ * The api's HTTP metric (duration by action and status). Its ops endpoints are on the ops port
+ * like every other service's (startOpsServer), never on the public port. The action is the contract's `action` for
  * `POST /api/v1/edge-agents` (noted by the controller with `noteHttpAction`), the route pattern
  * otherwise; unmatched paths are `unmatched`, so the label set stays small.
  */
-export function instrumentApiHttp(fastify: FastifyLike, checks: Record<string, ReadinessCheck>): void {
+export function instrumentApiHttp(fastify: FastifyLike): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     notes.enterWith({ start: performance.now() });
     nameHttpRoute(request.routeOptions.url);
@@ -55,25 +47,15 @@ export function instrumentApiHttp(fastify: FastifyLike, checks: Record<string, R
   fastify.addHook('onResponse', (request, reply, done) => {
     const note = notes.getStore();
     if (note) {
-      const route = request.routeOptions.url;
-      if (route !== '/metrics' && route !== '/healthz' && route !== '/readyz') {
-        recordHttpRequest(
-          performance.now() - note.start,
-          note.action ?? route ?? 'unmatched',
-          reply.statusCode,
-          request.method,
-        );
-      }
+      recordHttpRequest(
+        performance.now() - note.start,
+        note.action ?? request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
+        request.method,
+      );
     }
     done();
   });
-  for (const path of ['/metrics', '/healthz', '/readyz']) {
-    fastify.get(path, async (_request, reply) => {
-      const answer = await opsResponse(path, checks);
-      if (!answer) return reply.code(404).send('');
-      return reply.code(answer.status).header('content-type', answer.type).send(answer.body);
-    });
-  }
 }
 
 /**

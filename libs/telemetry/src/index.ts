@@ -26,3 +26,12 @@ export { startOpsServer, opsResponse } from './ops-server.js';
 export type { OpsServer, OpsServerOptions } from './ops-server.js';
 export { instrumentApiHttp, noteHttpAction, noteRequestService, ACTION_ATTR } from './http-metrics.js';
 export type { FastifyLike } from './http-metrics.js';
+export {
+  stopOnSignals,
+  shutdownGraceVar,
+  shutdownDelayVar,
+  SHUTDOWN_GRACE_DEFAULT_MS,
+  TELEMETRY_FLUSH_TIMEOUT_MS,
+} from './lifecycle.js';
+export type { TerminationOptions } from './lifecycle.js';
+export { telemetryEnvSchema } from './config.js';

@@ -17,13 +17,16 @@ export interface OpsServerOptions {
 export interface OpsServer {
   /** `http://host:port`, or null when the server is off. */
   readonly url: string | null;
+  /** From now on /readyz answers 503 (`draining`): the process is shutting down. */
+  drain(): void;
   close(): Promise<void>;
 }
 
-/** `/metrics`, `/healthz` and `/readyz` as one plain handler (the api mounts the same three on Fastify). */
+/** `/metrics`, `/healthz` and `/readyz` as one plain handler. */
 export async function opsResponse(
   path: string,
   checks: Record<string, ReadinessCheck>,
+  draining = false,
 ): Promise<{ status: number; type: string; body: string } | null> {
   switch (path) {
     case '/metrics':
@@ -31,6 +34,10 @@ export async function opsResponse(
     case '/healthz':
       return { status: 200, type: 'application/json', body: '{"status":"ok"}' };
     case '/readyz': {
+      // Shutting down: not ready whatever the dependencies say, so no new work is routed here.
+      if (draining) {
+        return { status: 503, type: 'application/json', body: '{"ready":false,"draining":true,"checks":{}}' };
+      }
       const report = await readiness(checks);
       return { status: report.ready ? 200 : 503, type: 'application/json', body: JSON.stringify(report) };
     }
@@ -40,12 +47,13 @@ export async function opsResponse(
 }
 
 /**
- * The small HTTP server a NATS service (and, when asked, the edge) serves its ops endpoints on,
+ * The small HTTP server every service (the edge only when asked) serves its ops endpoints on,
  * `TETHER_METRICS_PORT`. Only GET, only those three paths; nothing else is exposed.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const wanted = options.port;
-  if (wanted === 'off') return { url: null, close: async () => undefined };
+  if (wanted === 'off') return { url: null, drain: () => undefined, close: async () => undefined };
+  let draining = false;
   const log = new Logger('Telemetry');
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -53,7 +61,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       response.writeHead(405, { allow: 'GET' }).end();
       return;
     }
-    opsResponse(path, options.checks).then(
+    opsResponse(path, options.checks, draining).then(
       (answer) => {
         if (!answer) return void response.writeHead(404).end();
         response.writeHead(answer.status, { 'content-type': answer.type, 'cache-control': 'no-store' });
@@ -78,6 +86,9 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   log.log(`Ops endpoints of ${options.service} at ${url} (/metrics, /healthz, /readyz).`);
   return {
     url,
+    drain: () => {
+      draining = true;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

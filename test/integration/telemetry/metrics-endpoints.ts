@@ -1,6 +1,6 @@
 // Where each app serves /metrics in a running stack: the one place tests look it up. Every app
-// that has an ops port (TETHER_METRICS_PORT=0 in tests: an ephemeral port each service announces
-// in its log) serves it there; an api without one serves it on its HTTP port.
+// serves it on its ops port (TETHER_METRICS_PORT=0 in tests: an ephemeral port each service
+// announces in its log), never on the api's public port.
 import type { Stack } from '../../../scripts/stack/launcher.js';
 import type { AppName } from './expected-series.js';
 
@@ -18,7 +18,7 @@ function maybeOpsUrl(stack: Stack, service: string): string | undefined {
 /** The base URL whose `/metrics`, `/healthz` and `/readyz` each app serves. */
 export function metricsEndpoints(stack: Stack): Record<AppName, string> {
   return {
-    api: maybeOpsUrl(stack, 'api') ?? stack.apiUrl,
+    api: announcedOpsUrl(stack, 'api'),
     router: announcedOpsUrl(stack, 'session-router'),
     edge: announcedOpsUrl(stack, 'edge-connector'),
     history: announcedOpsUrl(stack, 'history'),

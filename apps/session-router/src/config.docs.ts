@@ -1,0 +1,37 @@
+import type { VariableDocs } from '#config';
+
+/** What the router's own variables mean (docs/configuration.md is generated from this and config.ts). */
+export const ROUTER_VARIABLE_DOCS: VariableDocs = {
+  TETHER_REDIS_URL: {
+    meaning:
+      'Redis holding session revisions, leases, presence and the mutation ledger (`redis://` or `rediss://`).',
+  },
+  TETHER_WATCH_WAIT_MS: {
+    meaning: 'How long a `watch` waits for the session revision to move before it answers.',
+  },
+  TETHER_LEASE_REAPER_INTERVAL_MS: {
+    meaning: 'How often the lease reaper looks for expired session leases.',
+  },
+  TETHER_EDGE_RPC_TIMEOUT_MS: { meaning: "How long the router waits for an edge's answer." },
+  TETHER_OPERATIONS_PER_SESSION_MAX: {
+    meaning: 'Live operation records (idempotent mutations) kept per session in the ledger.',
+  },
+  TETHER_OPERATION_CLAIM_MS: {
+    meaning:
+      "How long one replica's claim on a running operation lasts; longer than the slowest send, so a live claim is never cut short.",
+  },
+  TETHER_OPERATION_WAIT_MS: {
+    meaning: 'How long a duplicate of a running operation waits for the first copy to settle.',
+  },
+  TETHER_SUBMISSION_SWEEP_INTERVAL_MS: {
+    meaning:
+      'How often one replica sweeps sends left `pending` by a dead replica and asks edges about `unknown` ones.',
+  },
+  TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: {
+    meaning: 'How long an `unknown` send waits before its edge is asked about it again.',
+  },
+  TETHER_EDGE_LIVENESS_CHECK_MS: {
+    meaning:
+      'While a call or watch waits on an edge, how often its presence is read, so a dead or hung edge releases its waiters within one period of its expiry (docs/reliability.md).',
+  },
+};

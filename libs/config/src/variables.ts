@@ -1,0 +1,53 @@
+import type { VariableDocs } from './reference.js';
+
+/**
+ * Meanings of the variables more than one service reads (every app's own variables are described
+ * beside its schema, in its config.docs.ts). docs/configuration.md is generated from both.
+ */
+export const SHARED_VARIABLE_DOCS: VariableDocs = {
+  NODE_ENV: {
+    meaning:
+      '`production` (the images set it) makes the service refuse to start with a development, empty, short or placeholder secret, naming the variable; anything else is a development run.',
+  },
+  TETHER_NATS_URL: {
+    meaning: 'NATS servers with JetStream, comma-separated `nats://` (or `tls://`, `ws://`, `wss://`) URLs.',
+  },
+  TETHER_NAMESPACE: {
+    meaning:
+      'Prefix of every NATS subject, JetStream stream and Redis key of one deployment; every service and edge of a deployment uses the same one.',
+  },
+  TETHER_LOG_LEVEL: { meaning: 'Lowest log level written: `error`, `warn`, `log`, `debug` or `verbose`.' },
+  TETHER_LOG_FORMAT: {
+    meaning: '`json` (one JSON object per line, for log collectors) or `text` (human-readable).',
+  },
+  TETHER_EDGE_SECRET: {
+    meaning:
+      'Secret edge tokens are derived from (HMAC): history signs them at enrollment, the router verifies every heartbeat and update with it. Rotating it revokes every edge token (docs/operations.md). At least 16 characters, 32 in production.',
+  },
+  TETHER_METRICS_PORT: {
+    meaning:
+      'Ops port serving `/metrics`, `/healthz` and `/readyz` (never the public port): a port number, `0` for an ephemeral one (logged at start), or `off`.',
+  },
+  TETHER_SHUTDOWN_GRACE_MS: {
+    meaning:
+      "After SIGTERM, how long the service may take to stop taking work, finish or hand back what it holds and drain NATS before it exits anyway; keep it below the pod's `terminationGracePeriodSeconds` minus the delay and 5 s for the telemetry flush.",
+  },
+  TETHER_SHUTDOWN_DELAY_MS: {
+    meaning:
+      'After SIGTERM, how long the service keeps serving while `/readyz` already answers 503, so load balancers and Kubernetes endpoints stop routing to it first (the manifests set 5000).',
+  },
+  TETHER_TRACE_BACKGROUND_RATIO: {
+    meaning:
+      'Share of background rounds (heartbeats, reaper ticks, sweeps, compactions) traced, each as a short trace of its own; 0 turns them off, 1 traces every round.',
+  },
+  OTEL_SERVICE_NAME: { meaning: 'Service name on traces and metrics; default `tether-<app>`.' },
+  OTEL_SDK_DISABLED: { meaning: '`true` turns OpenTelemetry off entirely (no traces, empty `/metrics`).' },
+  OTEL_TRACES_EXPORTER: {
+    meaning:
+      'Trace exporter (`otlp`, `console`, `none`); tracing stays off until this or an OTLP endpoint is set.',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP collector base URL; setting it turns tracing on.' },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    meaning: 'OTLP traces URL, when traces go somewhere else than `OTEL_EXPORTER_OTLP_ENDPOINT`.',
+  },
+};
