@@ -11,6 +11,7 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { ServiceClient } from './common/service-client.js';
 import { API_CONFIG, SUBJECTS } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
+import { ConsoleModule } from './console/console.module.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -34,6 +35,7 @@ export class ApiModule {
         EdgeAgentsModule,
         AccessesModule,
         ConnectorsModule,
+        ConsoleModule,
         OpenApiModule,
         SessionsModule,
       ],

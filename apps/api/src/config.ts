@@ -23,6 +23,17 @@ const SSE_TIMER_MAX_MS = 10 * 60_000;
 export const AUTHORIZE_CACHE_DEFAULT_MS = 2_000;
 const AUTHORIZE_CACHE_MAX_MS = 2_000;
 
+/**
+ * The development stack's shared secret (`npm run stack`, `npm run token`). Everyone can read it,
+ * so an api that runs with it is a development api: only then does the console offer its
+ * development sign-in and the api mint tokens for it.
+ */
+export const DEVELOPMENT_JWT_SECRET = 'tether-dev-secret-change-me';
+/** Where the trace id goes in TETHER_CONSOLE_TRACE_URL. */
+export const TRACE_ID_PLACEHOLDER = '{trace_id}';
+/** OIDC scope tokens (RFC 6749 §3.3): printable ASCII without space, quote or backslash. */
+const SCOPES_PATTERN = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+
 function isHttpUrl(value: string): boolean {
   try {
     const { protocol } = new URL(value);
@@ -50,6 +61,24 @@ const envSchema = z.object({
   ),
   TETHER_JWT_ISSUER: optionalString(),
   TETHER_JWT_AUDIENCE: optionalString(),
+  // The console's sign-in (docs/console.md): its OIDC client id at the issuer TETHER_JWT_ISSUER.
+  TETHER_CONSOLE_OIDC_CLIENT_ID: optionalString().pipe(
+    z
+      .string()
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
+  ),
+  TETHER_CONSOLE_OIDC_SCOPES: optionalString().pipe(
+    z.string().max(1024).regex(SCOPES_PATTERN, 'must be space-separated scope tokens').default('openid profile'),
+  ),
+  // A link from each turn to its trace, e.g. http://jaeger:16686/trace/{trace_id}.
+  TETHER_CONSOLE_TRACE_URL: optionalString().refine(
+    (value) => value === undefined || (isHttpUrl(value) && value.includes(TRACE_ID_PLACEHOLDER)),
+    `must be an http:// or https:// URL containing ${TRACE_ID_PLACEHOLDER}`,
+  ),
+  // The built console (npm run build:console); unset: dist/console beside the api's build.
+  TETHER_CONSOLE_DIR: optionalString(),
   // SSE timers (docs/contract.md "Live events"); tests shorten them, deployments keep the defaults.
   TETHER_SSE_HEARTBEAT_MS: intVar(SSE_HEARTBEAT_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
   TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
@@ -73,6 +102,17 @@ export interface ApiConfig {
    * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
    */
   authorizeCacheMs?: number;
+  /** The web console; absent (a config built by hand, as in-process tests do): no OIDC, no traces. */
+  console?: ConsoleConfig;
+}
+
+/** What the console needs at run time; its public part is served at /api/v1/console/config. */
+export interface ConsoleConfig {
+  /** Authorization code + PKCE at the api's own token issuer; absent: no OIDC sign-in. */
+  oidc?: { issuer: string; clientId: string; scopes: string };
+  traceUrlTemplate?: string;
+  /** Folder of the built console; absent: dist/console. */
+  assetsDir?: string;
 }
 
 export interface SseConfig {
@@ -90,6 +130,16 @@ export const apiConfigSchema = envSchema
         message: 'set exactly one of TETHER_JWT_SECRET (HS256) or TETHER_JWT_JWKS_URL',
       });
     }
+    // The console signs in at the issuer whose tokens the api verifies: there must be one.
+    if (env.TETHER_CONSOLE_OIDC_CLIENT_ID !== undefined) {
+      if (!env.TETHER_JWT_JWKS_URL || !env.TETHER_JWT_ISSUER || !isHttpUrl(env.TETHER_JWT_ISSUER)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['TETHER_CONSOLE_OIDC_CLIENT_ID'],
+          message: 'needs TETHER_JWT_JWKS_URL and an http(s) TETHER_JWT_ISSUER (the OpenID provider)',
+        });
+      }
+    }
   })
   .transform((env): ApiConfig => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -105,4 +155,17 @@ export const apiConfigSchema = envSchema
     },
     sse: { heartbeatMs: env.TETHER_SSE_HEARTBEAT_MS, reauthorizeMs: env.TETHER_SSE_REAUTHORIZE_MS },
     authorizeCacheMs: env.TETHER_AUTHORIZE_CACHE_MS,
+    console: {
+      ...(env.TETHER_CONSOLE_OIDC_CLIENT_ID && env.TETHER_JWT_ISSUER
+        ? {
+            oidc: {
+              issuer: env.TETHER_JWT_ISSUER,
+              clientId: env.TETHER_CONSOLE_OIDC_CLIENT_ID,
+              scopes: env.TETHER_CONSOLE_OIDC_SCOPES,
+            },
+          }
+        : {}),
+      ...(env.TETHER_CONSOLE_TRACE_URL ? { traceUrlTemplate: env.TETHER_CONSOLE_TRACE_URL } : {}),
+      ...(env.TETHER_CONSOLE_DIR ? { assetsDir: env.TETHER_CONSOLE_DIR } : {}),
+    },
   }));

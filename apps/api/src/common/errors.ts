@@ -52,3 +52,9 @@ export class AuthUnavailableError extends ApiError {
   readonly status = 503;
   readonly publicMessage = 'agent unavailable';
 }
+
+/** A console route with nothing behind it (console not built, development sign-in off). */
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly publicMessage = 'not found';
+}
