@@ -70,7 +70,11 @@ const envSchema = z.object({
       .optional(),
   ),
   TETHER_CONSOLE_OIDC_SCOPES: optionalString().pipe(
-    z.string().max(1024).regex(SCOPES_PATTERN, 'must be space-separated scope tokens').default('openid profile'),
+    z
+      .string()
+      .max(1024)
+      .regex(SCOPES_PATTERN, 'must be space-separated scope tokens')
+      .default('openid profile'),
   ),
   // A link from each turn to its trace, e.g. http://jaeger:16686/trace/{trace_id}.
   TETHER_CONSOLE_TRACE_URL: optionalString().refine(

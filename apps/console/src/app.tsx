@@ -21,7 +21,11 @@ export function App({ config, signInError }: { config: ConsoleConfig; signInErro
         <nav aria-label="Main">
           <NavLink href="#/connectors" active={route.page === 'connectors'} label="Connectors" />
           <NavLink href="#/accesses" active={route.page === 'accesses'} label="Saved accesses" />
-          <NavLink href="#/sessions" active={route.page === 'sessions' || route.page === 'session'} label="Sessions" />
+          <NavLink
+            href="#/sessions"
+            active={route.page === 'sessions' || route.page === 'session'}
+            label="Sessions"
+          />
         </nav>
         <span class="who">
           Signed in as <strong>{session.sub}</strong>
@@ -93,7 +97,12 @@ function SignIn({ config, error }: { config: ConsoleConfig; error: string | null
         </p>
       )}
       {config.oidc && (
-        <button type="button" class="primary" disabled={busy} onClick={() => void run(() => startOidc(config.oidc!))}>
+        <button
+          type="button"
+          class="primary"
+          disabled={busy}
+          onClick={() => void run(() => startOidc(config.oidc!))}
+        >
           Sign in with your identity provider
         </button>
       )}

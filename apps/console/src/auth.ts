@@ -57,7 +57,8 @@ function claims(token: string): { sub: string; exp: number } {
   const payload = token.split('.')[1] ?? '';
   const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
   const parsed = JSON.parse(json) as { sub?: unknown; exp?: unknown };
-  if (typeof parsed.sub !== 'string' || typeof parsed.exp !== 'number') throw new Error('Token without sub/exp.');
+  if (typeof parsed.sub !== 'string' || typeof parsed.exp !== 'number')
+    throw new Error('Token without sub/exp.');
   return { sub: parsed.sub, exp: parsed.exp };
 }
 
@@ -96,7 +97,8 @@ export async function devSignIn(sub: string): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ sub }),
   });
-  if (!response.ok) throw new Error(response.status === 400 ? 'That user name is not valid.' : 'Sign-in failed.');
+  if (!response.ok)
+    throw new Error(response.status === 400 ? 'That user name is not valid.' : 'Sign-in failed.');
   const body = (await response.json()) as { data: { token: string } };
   adopt(body.data.token, 'dev');
 }
@@ -142,7 +144,12 @@ function redirectUri(): string {
 
 export async function startOidc(config: NonNullable<ConsoleConfig['oidc']>): Promise<void> {
   const discovery = await discover(config.issuer);
-  const pending: Pending = { state: randomText(), nonce: randomText(), verifier: randomText(48), returnTo: location.hash };
+  const pending: Pending = {
+    state: randomText(),
+    nonce: randomText(),
+    verifier: randomText(48),
+    returnTo: location.hash,
+  };
   const challenge = base64url(
     new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))),
   );
@@ -194,10 +201,12 @@ export async function completeOidc(config: ConsoleConfig['oidc']): Promise<void>
   // token (audience = this client), whose nonce must be the one this tab sent.
   const isJwt = (value?: string) => typeof value === 'string' && value.split('.').length === 3;
   if (isJwt(tokens.access_token)) return adopt(tokens.access_token as string, 'oidc');
-  if (!tokens.id_token || !isJwt(tokens.id_token)) throw new Error('The identity provider sent no usable token.');
+  if (!tokens.id_token || !isJwt(tokens.id_token))
+    throw new Error('The identity provider sent no usable token.');
   const payload = JSON.parse(atob(tokens.id_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as {
     nonce?: string;
   };
-  if (payload.nonce !== pending.nonce) throw new Error('The sign-in answer does not match this tab; sign in again.');
+  if (payload.nonce !== pending.nonce)
+    throw new Error('The sign-in answer does not match this tab; sign in again.');
   adopt(tokens.id_token, 'oidc');
 }

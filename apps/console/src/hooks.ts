@@ -24,7 +24,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: 
     const run = () => {
       load().then(
         (data) => live.current && setState({ data, error: null, loading: false }),
-        (error: Error) => live.current && setState((old) => ({ ...old, error: error.message, loading: false })),
+        (error: Error) =>
+          live.current && setState((old) => ({ ...old, error: error.message, loading: false })),
       );
       if (refreshMs) timer = setTimeout(run, refreshMs);
     };
@@ -33,7 +34,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: 
       live.current = false;
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberate dependency list: re-run only when these inputs change.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((value) => value + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
@@ -49,7 +50,6 @@ export function useConnectors(refresh = true): Loaded<AgentConnector[]> {
     refresh ? PRESENCE_REFRESH_MS : undefined,
   );
 }
-
 
 export function useAccesses(page = 1, pageSize = 100): Loaded<AccessListReply> {
   return useLoad(

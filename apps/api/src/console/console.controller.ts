@@ -2,7 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import { InvalidRequestError, NotFoundError } from '../common/errors.js';
 import { JsonBodyPipe } from '../common/json-body.js';
-import { API_PREFIX, CONSOLE_ASSETS_PATH, CONSOLE_CONFIG_PATH, CONSOLE_DEV_TOKEN_PATH } from '../common/routes.js';
+import {
+  API_PREFIX,
+  CONSOLE_ASSETS_PATH,
+  CONSOLE_CONFIG_PATH,
+  CONSOLE_DEV_TOKEN_PATH,
+} from '../common/routes.js';
 import { ASSET_NAME } from './console.assets.js';
 import { devTokenSchema, type DevTokenInput } from './console.schemas.js';
 import { ConsoleService, type ConsolePublicConfig } from './console.service.js';

@@ -3,7 +3,12 @@ import { SignJWT } from 'jose';
 import { API_CONFIG } from '../common/tokens.js';
 import { DEVELOPMENT_JWT_SECRET, type ApiConfig } from '../config.js';
 import { PERMISSIONS } from '../auth/principal.js';
-import { defaultConsoleDir, loadConsoleBundle, type ConsoleAsset, type ConsoleBundle } from './console.assets.js';
+import {
+  defaultConsoleDir,
+  loadConsoleBundle,
+  type ConsoleAsset,
+  type ConsoleBundle,
+} from './console.assets.js';
 
 /** A development sign-in lasts a working day; the console signs in again after it. */
 const DEV_TOKEN_TTL_S = 8 * 3600;

@@ -417,7 +417,12 @@ function consolePaths(): OpenApiDocument['paths'] {
         description: 'Sent with `Cache-Control: public, max-age=31536000, immutable`.',
         security: [],
         parameters: [
-          { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,200}$' } },
+          {
+            name: 'name',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,200}$' },
+          },
         ],
         responses: {
           '200': { description: 'The asset.', content: { '*/*': { schema: { type: 'string' } } } },
@@ -602,7 +607,7 @@ function components(): OpenApiDocument['components'] {
           dev_sign_in: { type: 'boolean', description: 'True only with the development secret.' },
           trace_url_template: {
             type: ['string', 'null'],
-            description: '`{trace_id}` is replaced by a turn\'s trace id.',
+            description: "`{trace_id}` is replaced by a turn's trace id.",
           },
         },
       },

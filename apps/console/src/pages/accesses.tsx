@@ -1,5 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { AgentAccess, EdgeAgentResult, Installation } from '../../../../libs/contracts/src/edge-agent.js';
+import type {
+  AgentAccess,
+  EdgeAgentResult,
+  Installation,
+} from '../../../../libs/contracts/src/edge-agent.js';
 import { agent, call, expectOk } from '../api.js';
 import { useAccesses, useConnectors } from '../hooks.js';
 
@@ -27,7 +31,11 @@ export function AccessesPage() {
   return (
     <section aria-labelledby="accesses-title">
       <h1 id="accesses-title">Saved accesses</h1>
-      {(error ?? accesses.error) && <p role="alert" class="error">{error ?? accesses.error}</p>}
+      {(error ?? accesses.error) && (
+        <p role="alert" class="error">
+          {error ?? accesses.error}
+        </p>
+      )}
       <table>
         <caption class="sr-only">Saved accesses</caption>
         <thead>
@@ -49,10 +57,18 @@ export function AccessesPage() {
               <td>{connectors.data?.find((c) => c.id === access.edge_id)?.name ?? access.edge_id}</td>
               <td class="mono">{access.project}</td>
               <td class="actions">
-                <button type="button" onClick={() => setDraft({ ...access })} aria-label={`Edit ${access.name}`}>
+                <button
+                  type="button"
+                  onClick={() => setDraft({ ...access })}
+                  aria-label={`Edit ${access.name}`}
+                >
                   Edit
                 </button>
-                <button type="button" onClick={() => void remove(access)} aria-label={`Delete ${access.name}`}>
+                <button
+                  type="button"
+                  onClick={() => void remove(access)}
+                  aria-label={`Delete ${access.name}`}
+                >
                   Delete
                 </button>
               </td>
@@ -80,7 +96,15 @@ export function AccessesPage() {
   );
 }
 
-export function Pager({ page, pages, onPage }: { page: number; pages: number; onPage: (page: number) => void }) {
+export function Pager({
+  page,
+  pages,
+  onPage,
+}: {
+  page: number;
+  pages: number;
+  onPage: (page: number) => void;
+}) {
   return (
     <nav class="pager" aria-label="Pages">
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
@@ -144,7 +168,12 @@ function AccessForm({ draft, connectors, onDone }: FormProps) {
       <h2 id="access-form-title">{value.id ? 'Edit saved access' : 'New saved access'}</h2>
       <label>
         Name
-        <input value={value.name} required maxLength={120} onInput={(e) => set({ name: e.currentTarget.value })} />
+        <input
+          value={value.name}
+          required
+          maxLength={120}
+          onInput={(e) => set({ name: e.currentTarget.value })}
+        />
       </label>
       <label>
         Edge
@@ -202,7 +231,12 @@ function AccessForm({ draft, connectors, onDone }: FormProps) {
             onInput={(e) => set({ project: e.currentTarget.value })}
           />
         </label>
-        <button type="button" disabled={!value.edge_id} onClick={() => setBrowsing(!browsing)} aria-expanded={browsing}>
+        <button
+          type="button"
+          disabled={!value.edge_id}
+          onClick={() => setBrowsing(!browsing)}
+          aria-expanded={browsing}
+        >
           Browse folders
         </button>
       </div>
@@ -216,7 +250,11 @@ function AccessForm({ draft, connectors, onDone }: FormProps) {
           }}
         />
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="row">
         <button type="submit" class="primary">
           Save
@@ -229,14 +267,24 @@ function AccessForm({ draft, connectors, onDone }: FormProps) {
   );
 }
 
-function DirectoryPicker({ edgeId, start, onPick }: { edgeId: string; start: string; onPick: (p: string) => void }) {
+function DirectoryPicker({
+  edgeId,
+  start,
+  onPick,
+}: {
+  edgeId: string;
+  start: string;
+  onPick: (p: string) => void;
+}) {
   const [listing, setListing] = useState<EdgeAgentResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const open = async (directory: string) => {
     setError(null);
     try {
       setListing(
-        expectOk(await agent({ edge_id: edgeId, action: 'directories', ...(directory ? { directory } : {}) })),
+        expectOk(
+          await agent({ edge_id: edgeId, action: 'directories', ...(directory ? { directory } : {}) }),
+        ),
       );
     } catch (e) {
       setError((e as Error).message);
@@ -245,7 +293,11 @@ function DirectoryPicker({ edgeId, start, onPick }: { edgeId: string; start: str
   if (!listing && !error) void open(start);
   return (
     <div class="picker" role="group" aria-label="Folders on the edge">
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {listing && (
         <>
           <p class="mono">{listing.directory}</p>

@@ -35,7 +35,11 @@ export function ConnectorsPage() {
   return (
     <section aria-labelledby="connectors-title">
       <h1 id="connectors-title">Connectors</h1>
-      {connectors.error && <p role="alert" class="error">{connectors.error}</p>}
+      {connectors.error && (
+        <p role="alert" class="error">
+          {connectors.error}
+        </p>
+      )}
       <table>
         <caption class="sr-only">Your connectors and whether they are online</caption>
         <thead>
@@ -52,7 +56,9 @@ export function ConnectorsPage() {
               <td>{connector.name}</td>
               <td>{connector.device ?? ''}</td>
               <td>
-                <span class={connector.online ? 'badge on' : 'badge off'}>{connector.online ? 'Online' : 'Offline'}</span>
+                <span class={connector.online ? 'badge on' : 'badge off'}>
+                  {connector.online ? 'Online' : 'Offline'}
+                </span>
               </td>
               <td class="mono">{connector.id}</td>
             </tr>
@@ -78,14 +84,19 @@ export function ConnectorsPage() {
         <button type="submit" disabled={busy}>
           Enroll
         </button>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
       </form>
 
       {enrolled && (
         <section class="card secret" aria-labelledby="enrolled-title">
           <h2 id="enrolled-title">Start the edge "{enrolled.connector.name}"</h2>
           <p>
-            <strong>Shown once.</strong> Copy the token now: the console does not keep it and cannot show it again.
+            <strong>Shown once.</strong> Copy the token now: the console does not keep it and cannot show it
+            again.
           </p>
           <pre tabIndex={0} aria-label="Command to start the edge">
             {`TETHER_NATS_URL=nats://<your-nats>:4222 \\

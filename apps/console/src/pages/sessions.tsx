@@ -10,11 +10,16 @@ const SESSIONS_PAGE_SIZE = 50;
 
 export function SessionsPage({ accessId, pageNo }: { accessId?: string; pageNo: number }) {
   const accesses = useAccesses();
-  const access = accesses.data?.items.find((a) => a.id === accessId) ?? (accessId ? undefined : accesses.data?.items[0]);
+  const access =
+    accesses.data?.items.find((a) => a.id === accessId) ?? (accessId ? undefined : accesses.data?.items[0]);
   return (
     <section aria-labelledby="sessions-title">
       <h1 id="sessions-title">Sessions</h1>
-      {accesses.error && <p role="alert" class="error">{accesses.error}</p>}
+      {accesses.error && (
+        <p role="alert" class="error">
+          {accesses.error}
+        </p>
+      )}
       <label>
         Saved access
         <select
@@ -66,17 +71,26 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
   const start = () =>
     act(async () => {
       const started = expectOk(
-        await agent({ ...base, action: 'start', installation_id: access.installation_id, project: access.project }),
+        await agent({
+          ...base,
+          action: 'start',
+          installation_id: access.installation_id,
+          project: access.project,
+        }),
       );
       location.hash = sessionHref(access.edge_id, access.id, started.session_id ?? '');
     });
   const rename = (s: SessionSummary) => {
     const title = prompt('New title', s.title ?? '')?.trim();
-    if (title) void act(async () => expectOk(await agent({ ...base, action: 'rename', session_id: s.session_id, title })));
+    if (title)
+      void act(async () =>
+        expectOk(await agent({ ...base, action: 'rename', session_id: s.session_id, title })),
+      );
   };
   const remove = (s: SessionSummary, action: 'delete' | 'discard') => {
     const what = action === 'delete' ? 'Delete this session and its history?' : 'Discard this empty session?';
-    if (confirm(what)) void act(async () => expectOk(await agent({ ...base, action, session_id: s.session_id })));
+    if (confirm(what))
+      void act(async () => expectOk(await agent({ ...base, action, session_id: s.session_id })));
   };
 
   const status = list.data?.status;
@@ -85,7 +99,11 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
       <button type="button" class="primary" disabled={busy} onClick={() => void start()}>
         New session
       </button>
-      {(error ?? list.error) && <p role="alert" class="error">{error ?? list.error}</p>}
+      {(error ?? list.error) && (
+        <p role="alert" class="error">
+          {error ?? list.error}
+        </p>
+      )}
       {status && status !== 'ok' && <p class="warn">{STATUS_TEXT[status] ?? status}</p>}
       <table>
         <caption class="sr-only">Sessions of {access.name}</caption>
@@ -101,18 +119,38 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
           {list.data?.sessions?.map((s) => (
             <tr key={s.session_id}>
               <td>
-                <a href={sessionHref(access.edge_id, access.id, s.session_id)}>{s.title || 'New conversation'}</a>
+                <a href={sessionHref(access.edge_id, access.id, s.session_id)}>
+                  {s.title || 'New conversation'}
+                </a>
               </td>
-              <td>{s.running ? 'Running' : s.closed ? 'Closed' : 'Idle'}{s.status && s.status !== 'ok' ? ` · ${s.status}` : ''}</td>
+              <td>
+                {s.running ? 'Running' : s.closed ? 'Closed' : 'Idle'}
+                {s.status && s.status !== 'ok' ? ` · ${s.status}` : ''}
+              </td>
               <td>{s.updated_at ? new Date(s.updated_at).toLocaleString() : ''}</td>
               <td class="actions">
-                <button type="button" disabled={busy} onClick={() => rename(s)} aria-label={`Rename ${s.title || 'session'}`}>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => rename(s)}
+                  aria-label={`Rename ${s.title || 'session'}`}
+                >
                   Rename
                 </button>
-                <button type="button" disabled={busy} onClick={() => remove(s, 'delete')} aria-label={`Delete ${s.title || 'session'}`}>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => remove(s, 'delete')}
+                  aria-label={`Delete ${s.title || 'session'}`}
+                >
                   Delete
                 </button>
-                <button type="button" disabled={busy} onClick={() => remove(s, 'discard')} aria-label={`Discard ${s.title || 'session'}`}>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => remove(s, 'discard')}
+                  aria-label={`Discard ${s.title || 'session'}`}
+                >
                   Discard
                 </button>
               </td>
@@ -126,7 +164,11 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
         </tbody>
       </table>
       {pages > 1 && (
-        <Pager page={pageNo} pages={pages} onPage={(p) => (location.hash = `#/sessions/${access.id}?page=${p}`)} />
+        <Pager
+          page={pageNo}
+          pages={pages}
+          onPage={(p) => (location.hash = `#/sessions/${access.id}?page=${p}`)}
+        />
       )}
     </>
   );

@@ -22,7 +22,8 @@ export function Composer(props: Props) {
   const [modelError, setModelError] = useState<string | null>(null);
   const running = snapshot?.running ?? false;
   const tooLong = new TextEncoder().encode(text).length > TEXT_MAX_BYTES;
-  const canSend = !disabledReason && !busy && !running && !tooLong && (text.trim() !== '' || props.attachments.length > 0);
+  const canSend =
+    !disabledReason && !busy && !running && !tooLong && (text.trim() !== '' || props.attachments.length > 0);
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -47,7 +48,12 @@ export function Composer(props: Props) {
           {props.attachments.map((file) => (
             <li key={file.path}>
               {file.name}{' '}
-              <button type="button" class="link" onClick={() => props.onRemoveAttachment(file.path ?? '')} aria-label={`Remove ${file.name}`}>
+              <button
+                type="button"
+                class="link"
+                onClick={() => props.onRemoveAttachment(file.path ?? '')}
+                aria-label={`Remove ${file.name}`}
+              >
                 remove
               </button>
             </li>
@@ -84,7 +90,11 @@ export function Composer(props: Props) {
           Interrupt
         </button>
         {props.canResume && (
-          <button type="button" disabled={busy} onClick={() => props.onAct(() => agent({ ...base, action: 'resume' }))}>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => props.onAct(() => agent({ ...base, action: 'resume' }))}
+          >
             Resume session
           </button>
         )}

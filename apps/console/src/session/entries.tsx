@@ -39,12 +39,14 @@ function Message({ body }: { body: MessageBody }) {
 }
 
 function Activity({ body }: { body: ActivityBody }) {
-  const label = body.kind === 'commandExecution' ? 'Command' : body.kind === 'fileChange' ? 'File change' : body.kind;
+  const label =
+    body.kind === 'commandExecution' ? 'Command' : body.kind === 'fileChange' ? 'File change' : body.kind;
   return (
     <details class={`activity ${body.status ?? ''}`}>
       <summary>
         {label}
-        {body.command ? <code> {body.command}</code> : null} · <span class="status">{body.status ?? 'running'}</span>
+        {body.command ? <code> {body.command}</code> : null} ·{' '}
+        <span class="status">{body.status ?? 'running'}</span>
         {body.exit_code !== undefined && body.exit_code !== null ? ` · exit ${body.exit_code}` : ''}
         {body.duration_ms ? ` · ${body.duration_ms} ms` : ''}
       </summary>
@@ -94,7 +96,8 @@ export function RoundHeader({
       </h2>
       {note && (
         <p class="timing" aria-label={`Timing of round ${window + 1}`}>
-          dispatch {ms(note.dispatch_ms)} · first reply {ms(note.first_reply_ms)} · finished {ms(note.finished_ms)}
+          dispatch {ms(note.dispatch_ms)} · first reply {ms(note.first_reply_ms)} · finished{' '}
+          {ms(note.finished_ms)}
           {note.request_service_ms !== undefined && note.request_service_ms !== null
             ? ` · api ${ms(note.request_service_ms)}`
             : ''}

@@ -3,7 +3,11 @@
 // be attached to the next message.
 import { useEffect, useState } from 'preact/hooks';
 import type { AgentFile } from '../../../../libs/contracts/src/edge-agent.js';
-import { FILE_CHUNK_MAX_BYTES, FILE_NAME_MAX_BYTES, FILE_SIZE_MAX_BYTES } from '../../../../libs/contracts/src/limits.js';
+import {
+  FILE_CHUNK_MAX_BYTES,
+  FILE_NAME_MAX_BYTES,
+  FILE_SIZE_MAX_BYTES,
+} from '../../../../libs/contracts/src/limits.js';
 import { agent, expectOk } from '../api.js';
 import type { SessionScope } from './journal.js';
 
@@ -13,7 +17,8 @@ const IMAGE_NAME = /\.(png|jpe?g|gif)$/i;
 
 function toBase64(bytes: Uint8Array): string {
   let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(text);
 }
 
@@ -55,7 +60,7 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
   };
   useEffect(() => {
     if (!disabledReason) void list('');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberate dependency list: re-run only when these inputs change.
   }, [disabledReason]);
 
   const download = async (file: AgentFile) => {
@@ -68,7 +73,11 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
         if (result.file_data) chunks.push(fromBase64(result.file_data));
         if (result.file_done || !result.transfer_id) break;
         result = expectOk(
-          await agent({ ...base, action: 'file_read', file: { transfer_id: result.transfer_id, offset: result.file_offset ?? 0 } }),
+          await agent({
+            ...base,
+            action: 'file_read',
+            file: { transfer_id: result.transfer_id, offset: result.file_offset ?? 0 },
+          }),
         );
       }
       const url = URL.createObjectURL(new Blob(chunks));
@@ -86,29 +95,44 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
 
   const upload = async (file: File) => {
     setMessage(null);
-    if (file.size > FILE_SIZE_MAX_BYTES) return setMessage(`Files are limited to ${sizeText(FILE_SIZE_MAX_BYTES)}.`);
-    if (IMAGE_NAME.test(file.name) && file.size > IMAGE_MAX_BYTES) return setMessage('Images are limited to 4 MiB.');
+    if (file.size > FILE_SIZE_MAX_BYTES)
+      return setMessage(`Files are limited to ${sizeText(FILE_SIZE_MAX_BYTES)}.`);
+    if (IMAGE_NAME.test(file.name) && file.size > IMAGE_MAX_BYTES)
+      return setMessage('Images are limited to 4 MiB.');
     if (new TextEncoder().encode(file.name).length > FILE_NAME_MAX_BYTES || /[/\\:]/.test(file.name)) {
       return setMessage('That file name cannot be used (too long, or with / \\ :).');
     }
     setBusy(true);
     let transfer: string | undefined;
     try {
-      const begun = expectOk(await agent({ ...base, action: 'file_begin', file: { name: file.name, size: file.size } }));
+      const begun = expectOk(
+        await agent({ ...base, action: 'file_begin', file: { name: file.name, size: file.size } }),
+      );
       transfer = begun.transfer_id;
       for (let offset = 0; offset < file.size; offset += FILE_CHUNK_MAX_BYTES) {
         const chunk = new Uint8Array(await file.slice(offset, offset + FILE_CHUNK_MAX_BYTES).arrayBuffer());
         setMessage(`Uploading ${file.name}: ${Math.round((offset / file.size) * 100)} %`);
-        expectOk(await agent({ ...base, action: 'file_write', file: { transfer_id: transfer, offset, data: toBase64(chunk) } }));
+        expectOk(
+          await agent({
+            ...base,
+            action: 'file_write',
+            file: { transfer_id: transfer, offset, data: toBase64(chunk) },
+          }),
+        );
       }
-      const committed = expectOk(await agent({ ...base, action: 'file_commit', file: { transfer_id: transfer } }));
+      const committed = expectOk(
+        await agent({ ...base, action: 'file_commit', file: { transfer_id: transfer } }),
+      );
       transfer = undefined;
       setMessage(`Uploaded ${file.name}.`);
       if (committed.file) onUploaded(committed.file);
       await list(path);
     } catch (e) {
       setMessage((e as Error).message);
-      if (transfer) void agent({ ...base, action: 'file_cancel', file: { transfer_id: transfer } }).catch(() => undefined);
+      if (transfer)
+        void agent({ ...base, action: 'file_cancel', file: { transfer_id: transfer } }).catch(
+          () => undefined,
+        );
     } finally {
       setBusy(false);
     }
@@ -122,7 +146,9 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
         <p class="muted">{disabledReason}</p>
       ) : (
         <>
-          <p class="mono" aria-label="Folder">/{path}</p>
+          <p class="mono" aria-label="Folder">
+            /{path}
+          </p>
           <label class="upload">
             Upload a file
             <input
@@ -153,7 +179,12 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
                 ) : (
                   <>
                     <span>{file.name}</span> <span class="muted">{sizeText(file.size)}</span>{' '}
-                    <button type="button" disabled={busy} onClick={() => void download(file)} aria-label={`Download ${file.name}`}>
+                    <button
+                      type="button"
+                      disabled={busy}
+                      onClick={() => void download(file)}
+                      aria-label={`Download ${file.name}`}
+                    >
                       Download
                     </button>
                   </>

@@ -20,6 +20,8 @@ const RETRY_MAX_MS = 5_000;
 /** Beyond this the tab keeps only the cursor-less view: sessionStorage holds about 5 MB. */
 const STORE_MAX_CHARS = 2_000_000;
 const STORE_DELAY_MS = 250;
+/** 404s in a row before the session counts as not found (a new one reaches history shortly). */
+const NOT_FOUND_ATTEMPTS = 6;
 /** Journal pages carry at most 200 items (docs/contract.md "Pages"). */
 const PAGE_LIMIT = 200;
 
@@ -41,6 +43,7 @@ export class JournalClient {
   private retryTimer?: ReturnType<typeof setTimeout>;
   private storeTimer?: ReturnType<typeof setTimeout>;
   private stopped = false;
+  private notFoundCount = 0;
   private readonly storageKey: string;
 
   constructor(
@@ -88,7 +91,12 @@ export class JournalClient {
         signal: this.abort.signal,
         cache: 'no-store',
       });
-      if (response.status === 404) return this.setState('not-found');
+      if (response.status === 404) {
+        // A session started a moment ago may not be in the journal yet: only a lasting 404 counts.
+        if (++this.notFoundCount >= NOT_FOUND_ATTEMPTS) return this.setState('not-found');
+        throw new Error('not in the journal yet');
+      }
+      this.notFoundCount = 0;
       if (response.status === 401) return signOut('Your sign-in has expired; sign in again.');
       if (response.status === 400 && this.cursor) {
         // A cursor this api cannot read: start over from the snapshot.

@@ -65,7 +65,9 @@ export class LiveState {
       const watching = !first && current && !current.archived && current.status === 'ok' && current.revision;
       try {
         const result = await agent(
-          watching ? { ...this.base, action: 'watch', cursor: String(current.revision) } : { ...this.base, action: 'poll' },
+          watching
+            ? { ...this.base, action: 'watch', cursor: String(current.revision) }
+            : { ...this.base, action: 'poll' },
         );
         first = false;
         this.error = null;

@@ -66,7 +66,10 @@ export function toRounds(items: Iterable<JournalItem>): Round[] {
     .map(([window, entries]) => ({
       window,
       entries: entries.sort(
-        (a, b) => a.position - b.position || a.item.sequence - b.item.sequence || a.item.itemId.localeCompare(b.item.itemId),
+        (a, b) =>
+          a.position - b.position ||
+          a.item.sequence - b.item.sequence ||
+          a.item.itemId.localeCompare(b.item.itemId),
       ),
     }));
 }

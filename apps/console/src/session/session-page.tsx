@@ -71,7 +71,7 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
   const timing = snapshot?.turn_timing;
   useEffect(() => {
     if (snapshot && timing && snapshot.history_windowing !== undefined) note(window, { ...timing });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberate dependency list: re-run only when these inputs change.
   }, [window, timing?.dispatch_ms, timing?.first_reply_ms, timing?.finished_ms]);
 
   if (j.state === 'not-found' || live.current.notFound) return <NotFoundPage what="session" />;
@@ -102,11 +102,19 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     act(async () => {
       const trace = newTraceparent();
       const result = await agent(
-        { ...base, action: 'send', ...(text ? { text } : {}), ...(attachments.length ? { attachments: attachments.map((a) => a.path ?? '') } : {}) },
+        {
+          ...base,
+          action: 'send',
+          ...(text ? { text } : {}),
+          ...(attachments.length ? { attachments: attachments.map((a) => a.path ?? '') } : {}),
+        },
         { traceparent: trace.header },
       );
       if (result.status === 'ok') {
-        note(result.window ?? 0, { traceId: trace.traceId, request_service_ms: result.request_service_ms ?? null });
+        note(result.window ?? 0, {
+          traceId: trace.traceId,
+          request_service_ms: result.request_service_ms ?? null,
+        });
         setAttachments([]);
       }
       return result;
@@ -121,10 +129,16 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     rows.push({
       key: `r:${round.window}`,
       render: () => (
-        <RoundHeader window={round.window} live={round.window === liveWindow} note={notes[round.window]} traceTemplate={props.traceTemplate} />
+        <RoundHeader
+          window={round.window}
+          live={round.window === liveWindow}
+          note={notes[round.window]}
+          traceTemplate={props.traceTemplate}
+        />
       ),
     });
-    for (const entry of round.entries) rows.push({ key: entry.item.itemId, render: () => <EntryView entry={entry} /> });
+    for (const entry of round.entries)
+      rows.push({ key: entry.item.itemId, render: () => <EntryView entry={entry} /> });
   }
 
   const showOlder = async () => {
@@ -139,7 +153,9 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     setToTop((n) => n + 1);
   };
   const downloadTranscript = () => {
-    const url = URL.createObjectURL(new Blob([transcript(rounds, snapshot?.title || 'Conversation')], { type: 'text/markdown' }));
+    const url = URL.createObjectURL(
+      new Blob([transcript(rounds, snapshot?.title || 'Conversation')], { type: 'text/markdown' }),
+    );
     const link = document.createElement('a');
     link.href = url;
     link.download = `transcript-${scope.sessionId}.md`;
@@ -158,11 +174,17 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
             </span>
             <span class="agent-state">
               {snapshot?.running ? 'Agent working' : closed ? 'Closed' : 'Idle'}
-              {snapshot?.status && snapshot.status !== 'ok' ? ` · ${STATUS_TEXT[snapshot.status] ?? snapshot.status}` : ''}
+              {snapshot?.status && snapshot.status !== 'ok'
+                ? ` · ${STATUS_TEXT[snapshot.status] ?? snapshot.status}`
+                : ''}
             </span>
           </p>
           <div class="row">
-            <button type="button" disabled={hiddenOlder === 0 && !j.hasOlder} onClick={() => void showOlder()}>
+            <button
+              type="button"
+              disabled={hiddenOlder === 0 && !j.hasOlder}
+              onClick={() => void showOlder()}
+            >
               Show {MORE_ROUNDS} older rounds
             </button>
             <button type="button" onClick={downloadTranscript}>
@@ -187,7 +209,9 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
               key={approval.id}
               approval={approval}
               disabled={busy}
-              onDecide={(decision) => void act(() => agent({ ...base, action: 'approve', approval_id: approval.id, decision }))}
+              onDecide={(decision) =>
+                void act(() => agent({ ...base, action: 'approve', approval_id: approval.id, decision }))
+              }
             />
           ))}
         {!offline &&
@@ -196,7 +220,9 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
               key={request.id}
               request={request}
               disabled={busy}
-              onAnswer={(answers) => void act(() => agent({ ...base, action: 'answer', input_id: request.id, answers }))}
+              onAnswer={(answers) =>
+                void act(() => agent({ ...base, action: 'answer', input_id: request.id, answers }))
+              }
             />
           ))}
         <Composer
@@ -214,7 +240,9 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
       <FileBrowser
         scope={scope}
         disabledReason={disabledReason}
-        onUploaded={(file) => setAttachments((list) => [...list.filter((a) => a.path !== file.path), file].slice(0, 8))}
+        onUploaded={(file) =>
+          setAttachments((list) => [...list.filter((a) => a.path !== file.path), file].slice(0, 8))
+        }
       />
     </div>
   );

@@ -13,7 +13,15 @@ const ESTIMATE_PX = 96;
 const OVERSCAN_PX = 800;
 const BOTTOM_SLACK_PX = 48;
 
-export function VirtualList({ rows, label, scrollToTop }: { rows: Row[]; label: string; scrollToTop: number }) {
+export function VirtualList({
+  rows,
+  label,
+  scrollToTop,
+}: {
+  rows: Row[];
+  label: string;
+  scrollToTop: number;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const atBottom = useRef(true);
@@ -22,7 +30,8 @@ export function VirtualList({ rows, label, scrollToTop }: { rows: Row[]; label: 
 
   const offsets: number[] = new Array(rows.length + 1);
   offsets[0] = 0;
-  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i]! + (heights.current.get(rows[i]!.key) ?? ESTIMATE_PX);
+  for (let i = 0; i < rows.length; i++)
+    offsets[i + 1] = offsets[i]! + (heights.current.get(rows[i]!.key) ?? ESTIMATE_PX);
   const total = offsets[rows.length]!;
   let start = 0;
   while (start < rows.length && offsets[start + 1]! < view.top - OVERSCAN_PX) start++;
@@ -62,7 +71,15 @@ export function VirtualList({ rows, label, scrollToTop }: { rows: Row[]; label: 
   };
 
   return (
-    <div ref={box} class="vlist" role="log" aria-label={label} aria-live="off" tabIndex={0} onScroll={onScroll}>
+    <div
+      ref={box}
+      class="vlist"
+      role="log"
+      aria-label={label}
+      aria-live="off"
+      tabIndex={0}
+      onScroll={onScroll}
+    >
       <div style={{ height: `${total}px`, position: 'relative' }}>
         <div style={{ transform: `translateY(${offsets[start]}px)` }}>
           {rows.slice(start, end).map((row) => (
