@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The console in a real browser on the real stack (issue 17 "Done when"): Debian's Chromium,
 // the four services and the scripted edge, the development sign-in. One stack, one browser, the
 // steps in order as a person would take them; every page is photographed and checked with axe.
@@ -8,8 +9,8 @@ import { jest } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { ApiClient, signToken } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { checkPage, eventually, launchBrowser, screenshot } from './browser.js';
+import type { E2eStack } from '../support/e2e-stack.js';
+import { checkPage, eventually, launchBrowser, screenshot, startStack } from './browser.js';
 import { startPrefixProxy } from './proxy.js';
 
 jest.setTimeout(180_000);
@@ -113,7 +114,7 @@ function script(edgeDir: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  e2e = await startE2eStack({
+  e2e = await startStack({
     label: 'browser',
     jwtSecret: DEV_JWT_SECRET,
     edgeSecret: EDGE_SECRET,
@@ -306,10 +307,11 @@ it('resumes the stream from its cursor after the api stops and starts again', as
   await page.getByRole('status').filter({ hasText: 'Live · caught up' }).waitFor({ timeout: 60_000 });
   expect(await page.locator('.stream').getAttribute('data-resumed-from')).toMatch(/^.+:\d+$/);
   await page.locator('.msg.user', { hasText: 'slow two' }).waitFor();
+  // Both slow turns end once each: `slow one` before the cut, `slow two` across it.
   await eventually(
     async () =>
       (await page.locator('.msg.agent .text').allInnerTexts()).filter((t) => t.endsWith(SLOW_END)).length,
-    (n) => n === 1,
+    (n) => n === 2,
     60_000,
   );
   await turnOver();
@@ -320,7 +322,10 @@ it('uploads a file to the project and downloads it back', async () => {
   await page
     .getByLabel('Upload a file')
     .setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from(content) });
-  await page.getByText('Uploaded hello.txt.').waitFor();
+  await eventually(
+    () => page.locator('.files').innerText(),
+    (text) => text.includes('Uploaded hello.txt.'),
+  );
   await page.getByRole('list', { name: 'Attached to the next message' }).getByText('hello.txt').waitFor();
   await page.getByRole('button', { name: '.liaison-attachments/' }).click();
   await page.getByRole('button', { name: `${scope.sessionId}/` }).click();
@@ -337,7 +342,7 @@ it('pages back to an archived round beyond the 19 shown', async () => {
   for (let round = 0; round < 22; round++) {
     await eventually(
       async () => (await api.agent<{ running?: boolean }>({ ...base, action: 'poll' })).running,
-      (running) => running === false,
+      (running) => running !== true,
     );
     expect(
       (await api.agent<{ status: string }>({ ...base, action: 'send', text: `filler ${round}` })).status,

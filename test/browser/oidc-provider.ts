@@ -41,7 +41,7 @@ export async function startOidcProvider(
     jwks: { keys: [{ ...key, kid: 'test-key', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
     features: { devInteractions: { enabled: true } },
-  } as ConstructorParameters<typeof Provider>[1]);
+  });
   const server: Server = await new Promise((resolve) => {
     const listening = provider.listen(port, '127.0.0.1', () => resolve(listening));
   });

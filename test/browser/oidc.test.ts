@@ -1,11 +1,12 @@
+/// <reference lib="dom" />
 // Sign-in through OpenID Connect (issue 17 "Done when"): a real provider on loopback, the api in
 // JWKS mode pointed at it, the console doing authorization code + PKCE in Chromium, and the api
 // accepting the token it got. No development sign-in is offered in this mode.
 import { jest } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { freePort } from '#test-support';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { checkPage, launchBrowser } from './browser.js';
+import type { E2eStack } from '../support/e2e-stack.js';
+import { checkPage, launchBrowser, startStack } from './browser.js';
 import { startOidcProvider, type OidcProvider } from './oidc-provider.js';
 
 jest.setTimeout(180_000);
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const apiPort = await freePort();
   const consoleUrl = `http://127.0.0.1:${apiPort}/`;
   provider = await startOidcProvider(PROVIDER_PORT, CLIENT_ID, consoleUrl);
-  e2e = await startE2eStack({
+  e2e = await startStack({
     label: 'browseroidc',
     jwtSecret: 'unused-because-jwks-0123456789',
     edgeSecret: 'browser-oidc-edge-secret-0123456789',

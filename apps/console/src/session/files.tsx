@@ -48,8 +48,8 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const list = async (at: string) => {
-    setMessage(null);
+  const list = async (at: string, keepMessage = false) => {
+    if (!keepMessage) setMessage(null);
     try {
       const result = expectOk(await agent({ ...base, action: 'file_list', file: at ? { path: at } : {} }));
       setFiles(result.files ?? []);
@@ -126,7 +126,7 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
       transfer = undefined;
       setMessage(`Uploaded ${file.name}.`);
       if (committed.file) onUploaded(committed.file);
-      await list(path);
+      await list(path, true);
     } catch (e) {
       setMessage((e as Error).message);
       if (transfer)
