@@ -13,7 +13,9 @@ let html;
 try {
   html = readFileSync(join(DIR, 'index.html'), 'utf8');
 } catch {
-  process.stderr.write('console-size: dist/console/index.html is missing; run npm run build:console first.\n');
+  process.stderr.write(
+    'console-size: dist/console/index.html is missing; run npm run build:console first.\n',
+  );
   process.exit(2);
 }
 const files = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((match) => match[1]);
@@ -25,7 +27,9 @@ const rows = files.map((file) => {
   return { file, raw: body.length, gzip };
 });
 for (const row of rows) {
-  process.stdout.write(`${row.file.padEnd(36)} ${String(row.raw).padStart(8)} B  ${String(row.gzip).padStart(8)} B gzip\n`);
+  process.stdout.write(
+    `${row.file.padEnd(36)} ${String(row.raw).padStart(8)} B  ${String(row.gzip).padStart(8)} B gzip\n`,
+  );
 }
 process.stdout.write(`first-page JavaScript: ${jsGzip} B gzip (budget ${JS_BUDGET_BYTES} B)\n`);
 if (jsGzip > JS_BUDGET_BYTES) process.exit(1);

@@ -134,8 +134,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (expect.getState().assertionCalls !== expect.getState().numPassingAsserts)
-    {
+  if (expect.getState().assertionCalls !== expect.getState().numPassingAsserts) {
     console.log(pageLog.join('\n'));
     console.log(stack?.output().split('\n').slice(-80).join('\n'));
   }
@@ -406,4 +405,31 @@ it('keeps the session readable from history when the edge goes offline, edge act
   await page.setViewportSize({ width: 640, height: 450 });
   await screenshot(page, '14-offline-zoom-200');
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+});
+
+it('keeps a 2,000-item session light: only the rows in view are in the page', async () => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // 2,000 more items of one round, added to what the tab holds for this session (same cursor, so
+  // the stream resumes at the head and keeps them): a long session without 1,000 turns.
+  await page.evaluate(() => {
+    const key = Object.keys(sessionStorage).find((name) => name.startsWith('tether.journal.'))!;
+    const stored = JSON.parse(sessionStorage.getItem(key)!) as { items: unknown[] };
+    for (let i = 0; i < 2000; i++) {
+      stored.items.push({
+        itemId: `m:900:${i}`,
+        revision: 1,
+        sequence: 1_000_000 + i,
+        observedAt: Date.now(),
+        body: { type: 'message', role: i % 2 ? 'assistant' : 'user', text: `long session line ${i}` },
+      });
+    }
+    sessionStorage.setItem(key, JSON.stringify(stored));
+  });
+  await page.reload();
+  await page.locator('.msg', { hasText: 'long session line 1999' }).waitFor();
+  expect(await page.locator('.vrow').count()).toBeLessThan(80);
+  await page.locator('.vlist').evaluate((list) => (list.scrollTop = 0));
+  await page.locator('.msg', { hasText: 'long session line 0' }).first().waitFor();
+  expect(await page.locator('.vrow').count()).toBeLessThan(80);
+  await screenshot(page, '15-long-session');
 });
