@@ -411,9 +411,12 @@ it('keeps a 2,000-item session light: only the rows in view are in the page', as
   await page.setViewportSize({ width: 1280, height: 900 });
   // 2,000 more items of one round, added to what the tab holds for this session (same cursor, so
   // the stream resumes at the head and keeps them): a long session without 1,000 turns.
-  await page.evaluate(() => {
-    const key = Object.keys(sessionStorage).find((name) => name.startsWith('tether.journal.'))!;
-    const stored = JSON.parse(sessionStorage.getItem(key)!) as { items: unknown[] };
+  // Added before the page's own script runs (the page it replaces saves its view when it goes).
+  await page.addInitScript(() => {
+    const key = Object.keys(sessionStorage).find((name) => name.startsWith('tether.journal.'));
+    if (!key) return;
+    const stored = JSON.parse(sessionStorage.getItem(key)!) as { items: Record<string, unknown>[] };
+    if (stored.items.some((item) => item['itemId'] === 'm:900:0')) return;
     for (let i = 0; i < 2000; i++) {
       stored.items.push({
         itemId: `m:900:${i}`,

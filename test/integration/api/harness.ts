@@ -167,7 +167,7 @@ export async function startApi(
   label: string,
   key: JwtKeySource = { kind: 'secret', secret: SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
-  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'console'>> = {},
 ): Promise<Harness> {
   const { natsUrl } = await testServices();
   const namespace = uniqueNamespace(label);

@@ -388,6 +388,19 @@ function paths(): OpenApiDocument['paths'] {
   };
 }
 
+/** The console's page is revalidated on every load; its hashed assets never change. */
+const CONSOLE_PAGE_CACHE = {
+  'Cache-Control': {
+    description: 'Revalidate on every load.',
+    schema: { type: 'string', const: 'no-cache' },
+  },
+};
+const CONSOLE_ASSET_CACHE = {
+  'Cache-Control': {
+    description: 'Content-hashed name: cache for a year.',
+    schema: { type: 'string', const: 'public, max-age=31536000, immutable' },
+  },
+};
 const PUBLIC_ERRORS = { '405': responseRef('MethodNotAllowed'), '500': responseRef('InternalError') };
 const NOT_FOUND = errorResponse(404, 'Nothing here (console not built, or no such asset).', ['not found']);
 
@@ -403,29 +416,38 @@ function consolePaths(): OpenApiDocument['paths'] {
           'HTML with `Cache-Control: no-cache` and a strict Content-Security-Policy (same-origin scripts and styles only; connections to the api and the OpenID provider). No authentication: the page signs in by itself.',
         security: [],
         responses: {
-          '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The page.',
+            headers: CONSOLE_PAGE_CACHE,
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
           '404': NOT_FOUND,
           ...PUBLIC_ERRORS,
         },
       },
     },
     '/assets/{name}': {
+      parameters: [
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,200}$' },
+        },
+      ],
       get: {
         operationId: 'consoleAsset',
         tags: ['console'],
         summary: 'A console asset (script, style) by its content-hashed name',
         description: 'Sent with `Cache-Control: public, max-age=31536000, immutable`.',
         security: [],
-        parameters: [
-          {
-            name: 'name',
-            in: 'path',
-            required: true,
-            schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,200}$' },
-          },
-        ],
+
         responses: {
-          '200': { description: 'The asset.', content: { '*/*': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The asset.',
+            headers: CONSOLE_ASSET_CACHE,
+            content: { '*/*': { schema: { type: 'string' } } },
+          },
           '404': NOT_FOUND,
           ...PUBLIC_ERRORS,
         },
@@ -439,9 +461,9 @@ function consolePaths(): OpenApiDocument['paths'] {
         security: [],
         responses: {
           '200': ok('The settings.', ref('ConsoleConfig'), {
-            oidc: { issuer: 'https://id.example.com', client_id: 'tether-console', scopes: 'openid profile' },
-            dev_sign_in: false,
-            trace_url_template: 'http://jaeger.example.com/trace/{trace_id}',
+            oidc: null,
+            dev_sign_in: true,
+            trace_url_template: null,
           }),
           ...PUBLIC_ERRORS,
         },
@@ -483,7 +505,10 @@ function withHeadOperations(all: OpenApiDocument['paths']): OpenApiDocument['pat
       ...(get.security ? { security: get.security } : {}),
       ...(get['x-permissions'] ? { 'x-permissions': get['x-permissions'] } : {}),
       responses: {
-        '200': { description: 'The headers GET would send, without a body.', headers: NO_STORE },
+        '200': {
+          description: 'The headers GET would send, without a body.',
+          headers: (get.responses['200']?.['headers'] as Schema | undefined) ?? NO_STORE,
+        },
         default: { description: 'The status and headers GET would send, without a body.', headers: NO_STORE },
       },
     };
@@ -597,7 +622,7 @@ function components(): OpenApiDocument['components'] {
                 type: 'object',
                 required: ['issuer', 'client_id', 'scopes'],
                 properties: {
-                  issuer: { type: 'string', format: 'uri' },
+                  issuer: { type: 'string', description: 'An http(s) URL.' },
                   client_id: { type: 'string' },
                   scopes: { type: 'string' },
                 },
@@ -711,6 +736,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'agent-accesses', description: 'Saved installation + project entries.' },
       { name: 'documentation', description: 'This document and its page.' },
       { name: 'sessions', description: "A session's structured journal: pages and live events." },
+      { name: 'console', description: 'The web console: its page, assets, settings and sign-in.' },
     ],
     paths: withHeadOperations({ ...paths(), ...consolePaths() }),
     components: components(),
