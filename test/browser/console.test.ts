@@ -2,7 +2,7 @@
 // The console in a real browser on the real stack (issue 17 "Done when"): Debian's Chromium,
 // the four services and the scripted edge, the development sign-in. One stack, one browser, the
 // steps in order as a person would take them; every page is photographed and checked with axe.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
@@ -12,6 +12,7 @@ import type { Stack } from '../../scripts/stack/launcher.js';
 import type { E2eStack } from '../support/e2e-stack.js';
 import { checkPage, eventually, launchBrowser, screenshot, startStack } from './browser.js';
 import { startPrefixProxy } from './proxy.js';
+import { SLOW_END, SLOW_TEXT, writeScript } from './scripted-agent.js';
 
 jest.setTimeout(180_000);
 
@@ -20,7 +21,6 @@ const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
 const EDGE_SECRET = 'browser-edge-secret-0123456789';
 /** Inside the task's loopback range (14700-14799). */
 const PROXY_PORT = 14_710;
-const SLOW_END = 'THE END.';
 const UI_TIMEOUT_MS = 30_000;
 
 const owner = `web${Date.now() % 100000}`;
@@ -35,91 +35,13 @@ let sessionUrl = '';
 const pageLog: string[] = [];
 const scope = { edgeId: '', accessId: '', sessionId: '' };
 
-function script(edgeDir: string): Record<string, string> {
-  const path = join(edgeDir, 'script.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      rules: [
-        {
-          match: { exact: 'approve me' },
-          steps: [
-            { type: 'reply', text: 'I need to run a command first.' },
-            {
-              type: 'command',
-              command: 'echo scripted',
-              output: 'scripted\n',
-              approval: true,
-              reason: 'A check',
-            },
-            { type: 'reply', text: 'Command step over.' },
-          ],
-        },
-        {
-          match: { exact: 'patch me' },
-          steps: [
-            {
-              type: 'file_change',
-              path: join(projectDir, 'notes.txt'),
-              kind: 'add',
-              diff: '+written by the agent\n',
-              approval: true,
-              reason: 'Add notes',
-            },
-            { type: 'reply', text: 'Patch step over.' },
-          ],
-        },
-        {
-          match: { exact: 'ask me' },
-          steps: [
-            {
-              type: 'input',
-              questions: [
-                {
-                  id: 'choice',
-                  header: 'Choice',
-                  question: 'Which option?',
-                  options: [{ label: 'yes' }, { label: 'no' }],
-                },
-              ],
-            },
-            { type: 'reply', text: 'You answered {answer}.' },
-          ],
-        },
-        {
-          match: { prefix: 'slow' },
-          steps: [
-            {
-              type: 'reply',
-              text: `${'slowly streamed words '.repeat(12)}${SLOW_END}`,
-              deltas: 24,
-              delay_ms: 250,
-            },
-          ],
-        },
-        {
-          steps: [
-            {
-              type: 'reply',
-              text: 'Scripted reply to a prompt of {prompt_length} characters.',
-              deltas: 6,
-              delay_ms: 120,
-            },
-          ],
-        },
-      ],
-    }),
-  );
-  return { TETHER_SCRIPTED_SCRIPT: path };
-}
-
 beforeAll(async () => {
   e2e = await startStack({
     label: 'browser',
     jwtSecret: DEV_JWT_SECRET,
     edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: script,
+    prepareEdge: (edgeDir) => writeScript(edgeDir, projectDir),
   });
   stack = e2e.stack;
   scope.edgeId = stack.edge!.id;
@@ -133,8 +55,14 @@ beforeAll(async () => {
   });
 });
 
+let failed = false;
+afterEach(() => {
+  const state = expect.getState();
+  if (state.assertionCalls !== state.numPassingAsserts) failed = true;
+});
+
 afterAll(async () => {
-  if (expect.getState().assertionCalls !== expect.getState().numPassingAsserts) {
+  if (failed) {
     console.log(pageLog.join('\n'));
     console.log(stack?.output().split('\n').slice(-80).join('\n'));
   }
@@ -287,9 +215,7 @@ it('finishes a turn after a reload mid-turn, resuming from its cursor with no ga
   await page.getByText(SLOW_END, { exact: false }).waitFor();
   await turnOver();
   const agentTexts = await page.locator('.msg.agent .text').allInnerTexts();
-  expect(agentTexts.filter((text) => text.includes(SLOW_END))).toEqual([
-    `${'slowly streamed words '.repeat(12)}${SLOW_END}`,
-  ]);
+  expect(agentTexts.filter((text) => text.includes(SLOW_END))).toEqual([SLOW_TEXT]);
   expect(
     (await page.locator('.msg.user .text').allInnerTexts()).filter((t) => t === 'slow one'),
   ).toHaveLength(1);

@@ -1,62 +1,24 @@
-import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AgentFile, EdgeAgentResult } from '../../../../libs/contracts/src/edge-agent.js';
-import { agent, expectOk, newTraceparent, STATUS_TEXT } from '../api.js';
+import { agent, expectOk, newTraceparent } from '../api.js';
 import { useConnectors } from '../hooks.js';
 import { NotFoundPage } from '../pages/not-found.js';
 import { Composer } from './composer.js';
-import { EntryView, RoundHeader, type TurnNote } from './entries.js';
 import { FileBrowser } from './files.js';
-import { JournalClient, type SessionScope, type StreamState } from './journal.js';
-import { LiveState } from './live.js';
+import type { SessionScope } from './journal.js';
 import { ApprovalCard, InputCard } from './prompts.js';
 import { INITIAL_ARCHIVED_ROUNDS, MORE_ROUNDS, toRounds, transcript } from './rounds.js';
-import { VirtualList, type Row } from './virtual-list.js';
-
-const STREAM_TEXT: Record<StreamState, string> = {
-  connecting: 'Connecting…',
-  live: 'Live · caught up',
-  reconnecting: 'Reconnecting…',
-  ended: 'This session was deleted.',
-  'not-found': 'Not found',
-};
-
-function useTurnNotes(sessionId: string) {
-  const key = `tether.turns.${sessionId}`;
-  const [notes, setNotes] = useState<Record<number, TurnNote>>(() => {
-    try {
-      return JSON.parse(sessionStorage.getItem(key) ?? '{}') as Record<number, TurnNote>;
-    } catch {
-      return {};
-    }
-  });
-  const note = (window: number, patch: TurnNote) =>
-    setNotes((old) => {
-      const next = { ...old, [window]: { ...old[window], ...patch } };
-      sessionStorage.setItem(key, JSON.stringify(next));
-      return next;
-    });
-  return [notes, note] as const;
-}
+import { useSessionClients, useTurnNotes } from './session-hooks.js';
+import { conversationRows, SessionHeader } from './session-view.js';
+import { saveBlob } from './transfers.js';
+import { VirtualList } from './virtual-list.js';
 
 export function SessionPage(props: SessionScope & { traceTemplate: string | null }) {
   const scope = useMemo(
     () => ({ edgeId: props.edgeId, accessId: props.accessId, sessionId: props.sessionId }),
     [props.edgeId, props.accessId, props.sessionId],
   );
-  const [, bump] = useReducer((n: number, _: void) => n + 1, 0);
-  const render = () => bump();
-  const journal = useRef<JournalClient | null>(null);
-  const live = useRef<LiveState | null>(null);
-  journal.current ??= new JournalClient(scope, render);
-  live.current ??= new LiveState(scope, render);
-  useEffect(() => {
-    journal.current!.start();
-    live.current!.start();
-    return () => {
-      journal.current!.stop();
-      live.current!.stop();
-    };
-  }, [scope]);
+  const { journal: j, live } = useSessionClients(scope);
   const connectors = useConnectors();
   const [notes, note] = useTurnNotes(scope.sessionId);
   const [shownArchived, setShownArchived] = useState(INITIAL_ARCHIVED_ROUNDS);
@@ -65,8 +27,7 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
   const [busy, setBusy] = useState(false);
   const [attachments, setAttachments] = useState<AgentFile[]>([]);
 
-  const j = journal.current;
-  const snapshot = live.current.snapshot;
+  const snapshot = live.snapshot;
   const window = snapshot?.window ?? 0;
   const timing = snapshot?.turn_timing;
   useEffect(() => {
@@ -74,7 +35,7 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     // Deliberate dependency list: re-run only when these inputs change.
   }, [window, timing?.dispatch_ms, timing?.first_reply_ms, timing?.finished_ms]);
 
-  if (j.state === 'not-found' || live.current.notFound) return <NotFoundPage what="session" />;
+  if (j.state === 'not-found' || live.notFound) return <NotFoundPage what="session" />;
 
   const edge = connectors.data?.find((c) => c.id === scope.edgeId);
   const offline = (edge && !edge.online) || snapshot?.archived;
@@ -90,12 +51,12 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     setBusy(true);
     setError(null);
     try {
-      live.current!.adopt(expectOk(await run()));
+      live.adopt(expectOk(await run()));
     } catch (e) {
       setError((e as Error).message);
     } finally {
       setBusy(false);
-      live.current!.refresh();
+      live.refresh();
     }
   };
   const send = (text: string) =>
@@ -124,22 +85,7 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
   const liveWindow = Math.max(window, rounds.at(-1)?.window ?? 0);
   const visible = rounds.slice(-(shownArchived + 1));
   const hiddenOlder = rounds.length - visible.length;
-  const rows: Row[] = [];
-  for (const round of visible) {
-    rows.push({
-      key: `r:${round.window}`,
-      render: () => (
-        <RoundHeader
-          window={round.window}
-          live={round.window === liveWindow}
-          note={notes[round.window]}
-          traceTemplate={props.traceTemplate}
-        />
-      ),
-    });
-    for (const entry of round.entries)
-      rows.push({ key: entry.item.itemId, render: () => <EntryView entry={entry} /> });
-  }
+  const rows = conversationRows(visible, liveWindow, notes, props.traceTemplate);
 
   const showOlder = async () => {
     setError(null);
@@ -152,46 +98,24 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     setShownArchived((n) => n + MORE_ROUNDS);
     setToTop((n) => n + 1);
   };
-  const downloadTranscript = () => {
-    const url = URL.createObjectURL(
+  const downloadTranscript = () =>
+    saveBlob(
       new Blob([transcript(rounds, snapshot?.title || 'Conversation')], { type: 'text/markdown' }),
+      `transcript-${scope.sessionId}.md`,
     );
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `transcript-${scope.sessionId}.md`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
 
   return (
     <div class="session">
       <div class="convo">
-        <header class="session-head">
-          <h1>{snapshot?.title || 'New conversation'}</h1>
-          <p class="state-line">
-            <span class={`stream ${j.state}`} role="status" data-resumed-from={j.resumedFrom ?? ''}>
-              {STREAM_TEXT[j.state]}
-            </span>
-            <span class="agent-state">
-              {snapshot?.running ? 'Agent working' : closed ? 'Closed' : 'Idle'}
-              {snapshot?.status && snapshot.status !== 'ok'
-                ? ` · ${STATUS_TEXT[snapshot.status] ?? snapshot.status}`
-                : ''}
-            </span>
-          </p>
-          <div class="row">
-            <button
-              type="button"
-              disabled={hiddenOlder === 0 && !j.hasOlder}
-              onClick={() => void showOlder()}
-            >
-              Show {MORE_ROUNDS} older rounds
-            </button>
-            <button type="button" onClick={downloadTranscript}>
-              Download transcript
-            </button>
-          </div>
-        </header>
+        <SessionHeader
+          title={snapshot?.title || 'New conversation'}
+          stream={j.state}
+          resumedFrom={j.resumedFrom}
+          snapshot={snapshot}
+          canShowOlder={hiddenOlder > 0 || j.hasOlder}
+          onShowOlder={() => void showOlder()}
+          onTranscript={downloadTranscript}
+        />
         <VirtualList rows={rows} label="Conversation" scrollToTop={toTop} />
         {disabledReason && (
           <p class="warn" role="status">
