@@ -149,6 +149,8 @@ it('creates a saved access with the discover and folder pickers', async () => {
 
 it('starts a session from the saved access and streams the scripted reply in', async () => {
   await page.getByRole('link', { name: 'browser project' }).click();
+  await page.getByRole('cell', { name: 'No sessions yet.' }).waitFor();
+  await checkPage(page, '04b-sessions');
   await page.getByRole('button', { name: 'New session' }).click();
   await page.getByRole('status').filter({ hasText: 'Live · caught up' }).waitFor();
   sessionUrl = page.url();
