@@ -46,6 +46,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B4 history ingest: journal rows persisted per second and consumer lag',
     run: async (o) => (await import('./ingest.js')).ingest(o),
   },
+  heartbeats: {
+    what: 'Edge heartbeats at fleet size: NATS messages/s, router CPU and Redis load of 10,000 edges',
+    run: async (o) => (await import('./heartbeats.js')).heartbeats(o),
+  },
   codex: {
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),

@@ -1,19 +1,15 @@
 // Example: follow every session's lifecycle events (docs/events.md) with a durable pull consumer.
 // Prints one line per event and acks it after printing; stop it (Ctrl-C) and start it again with
-// the same durable name and it resumes where it stopped, seeing each event once.
+// the same durable name and it resumes where it stopped, seeing each event once. Events of types
+// it does not know, and fields it does not know, are skipped, not failed (lifecycle-consumer.ts).
 //
 //   npm run build && npm run example:subscriber
 //   TETHER_SUBSCRIBER_DURABLE=my-service npm run example:subscriber   (or --durable my-service)
-import { jetstream } from '@nats-io/jetstream';
 import { z } from 'zod';
-import { Subjects, lifecycleEventSchema } from '#contracts';
+import { Subjects, type LifecycleEvent } from '#contracts';
 import { loadConfig, natsUrlVar } from '#config';
-import { connectNats, decodeJson, ensureDurableConsumer, ensureSessionsStream } from '#messaging';
-
-/** How long one pull waits for an event before it asks again (and notices a stop request). */
-const PULL_EXPIRES_MS = 5_000;
-/** How long JetStream waits for an ack before it redelivers (a crashed subscriber's events). */
-const ACK_WAIT_NS = 30 * 1_000_000_000;
+import { connectNats } from '#messaging';
+import { attachLifecycleConsumer, consumeLifecycle } from './lifecycle-consumer.js';
 
 const schema = z.object({
   TETHER_NATS_URL: natsUrlVar(),
@@ -30,6 +26,14 @@ function durableFlag(argv: string[]): string | undefined {
   return index >= 0 ? argv[index + 1] : undefined;
 }
 
+function print(event: LifecycleEvent): Promise<void> {
+  const detail = event.data.approval_id ?? event.data.status ?? '';
+  console.log(
+    `${new Date(event.at).toISOString()} ${event.session_id} ${event.epoch}#${event.sequence} ${event.type} ${detail}`.trimEnd(),
+  );
+  return Promise.resolve();
+}
+
 async function main(): Promise<void> {
   const flag = durableFlag(process.argv.slice(2));
   const config = loadConfig(schema, {
@@ -39,12 +43,14 @@ async function main(): Promise<void> {
   const subjects = new Subjects(config.TETHER_NAMESPACE);
   const durable = config.TETHER_SUBSCRIBER_DURABLE;
   const nc = await connectNats({ servers: config.TETHER_NATS_URL, name: 'lifecycle-subscriber' });
-  const jsm = await ensureSessionsStream(nc, subjects);
-  await ensureDurableConsumer(jsm, subjects.sessionsStream, durable, {
-    filter_subject: subjects.lifecycleWildcard,
-    ack_wait: ACK_WAIT_NS,
+  const consumer = await attachLifecycleConsumer(nc, {
+    stream: subjects.sessionsStream,
+    durable,
+    filterSubject: subjects.lifecycleWildcard,
+    ackWaitMs: 30_000,
+    // One event at a time here; a service handling events concurrently raises it.
+    maxAckPending: 100,
   });
-  const consumer = await jetstream(nc).consumers.get(subjects.sessionsStream, durable);
   console.log(`Following ${subjects.lifecycleWildcard} as durable consumer ${durable}.`);
 
   let stopping = false;
@@ -53,24 +59,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-
-  while (!stopping) {
-    const msg = await consumer.next({ expires: PULL_EXPIRES_MS });
-    if (!msg) continue;
-    const parsed = lifecycleEventSchema.safeParse(decodeJson(msg.data, msg.subject));
-    if (!parsed.success) {
-      // Not a v1 event (a newer version or garbage): skip it for good, never block the stream.
-      console.log(`skip ${msg.subject} stream#${msg.seq}: not a v1 lifecycle event`);
-      msg.term();
-      continue;
-    }
-    const event = parsed.data;
-    const detail = event.data.approval_id ?? event.data.status ?? '';
-    console.log(
-      `${new Date(event.at).toISOString()} ${event.session_id} ${event.epoch}#${event.sequence} ${event.type} ${detail}`.trimEnd(),
-    );
-    await msg.ackAck();
-  }
+  await consumeLifecycle(consumer, print, { stopped: () => stopping, log: (line) => console.log(line) });
   await nc.drain();
 }
 

@@ -4,7 +4,6 @@
 // (@prisma/schema-engine-wasm) through the @prisma/adapter-pg driver adapter, so migrations run
 // anywhere `npm ci` ran. The engine itself writes `_prisma_migrations`, so a directory applied
 // here is also understood by `prisma migrate deploy` where the native engine exists.
-// (Recipe and measurements: ../shared/design/reference/prisma-offline.md.)
 //
 //   node scripts/migrate.mjs deploy         apply pending prisma/migrations/*
 //   node scripts/migrate.mjs status         pending/failed/edited migrations; exit 1 unless up to date

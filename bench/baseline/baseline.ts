@@ -1,7 +1,7 @@
 // The least any NATS-based design pays for one relayed request: a bare node:http server that
 // makes one NATS request to a bare responder, which answers with a fixed payload (the real poll
 // reply captured from the chain, so both move the same bytes). Both use the raw NATS client with
-// `noAsyncTraces` and a callback subscription, as reference/nats-hot-path.md recommends.
+// `noAsyncTraces` and a callback subscription, as our own loopback measurements recommend.
 // Run as two processes: `baseline.js responder <nats> <subject> <payloadFile>` and
 // `baseline.js http <nats> <subject> <port>`; each says `ready` over IPC.
 import { readFileSync } from 'node:fs';

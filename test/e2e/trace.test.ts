@@ -1,30 +1,24 @@
 // One send over HTTP is one trace: the api's HTTP span, the router, the edge (its turn span and
 // the session updates the turn caused) and history's journal write, exported with OTLP
-// http/json to a receiver this suite runs on 127.0.0.1. Then each app's /metrics parses and
-// holds the series docs/observability.md lists.
-import { ApiClient } from '#test-support';
+// http/json to a receiver this suite runs on 127.0.0.1. Every NATS and JetStream hop follows the
+// messaging conventions (a PRODUCER `send <subject>` span, a CONSUMER `process <subject>` child),
+// and background work (heartbeats) makes traces of its own, never spans in the request's trace.
+// Then each app's /metrics parses and holds the series docs/observability.md lists.
 import { jest } from '@jest/globals';
+import type { ApiClient } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { EXPECTED_SERIES, type AppName } from '../integration/telemetry/expected-series.js';
+import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
 import { OtlpReceiver, type ReceivedSpan } from '../integration/telemetry/otlp-receiver.js';
 import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { eventually, scriptedTurn, type TurnSnapshot } from './scripted-turn.js';
 
 jest.setTimeout(120_000);
 
 const JWT_SECRET = 'e2e-jwt-secret-0123456789';
 const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 const PROMPT = 'trace this prompt please';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
-  request_service_ms?: number;
-}
 
 let e2e: E2eStack | undefined;
 let stack: Stack;
@@ -51,6 +45,8 @@ beforeAll(async () => {
         OTEL_LOGS_EXPORTER: 'none',
         // Export spans quickly so the suite waits little.
         OTEL_BSP_SCHEDULE_DELAY: '200',
+        // Every heartbeat traced, so the test can see they stay out of the request's trace.
+        TETHER_TRACE_BACKGROUND_RATIO: '1',
         // Ephemeral ops ports, announced in each service's log.
         TETHER_METRICS_PORT: '0',
         // History encrypts payloads at rest; any 32+ character key serves a test database.
@@ -78,54 +74,31 @@ afterAll(() => {
   if (failures.length > 0) console.log(stack?.output().split('\n').slice(-150).join('\n'));
 });
 
-async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((done) => setTimeout(done, 200));
+/**
+ * History's journal writes of the `send session.*.journal` spans in `spans`: a `process` child
+ * of the send, or a batch `process` span (a trace of its own) that links to it.
+ */
+function journalWrites(spans: ReceivedSpan[]): { write: ReceivedSpan; send: ReceivedSpan }[] {
+  const sends = new Map(
+    spans.filter((span) => span.name === 'send session.*.journal').map((span) => [span.spanId, span]),
+  );
+  const found: { write: ReceivedSpan; send: ReceivedSpan }[] = [];
+  for (const span of receiver.spans) {
+    if (span.service !== 'tether-history' || span.name !== 'process session.*.journal') continue;
+    const parent = span.parentSpanId ? sends.get(span.parentSpanId) : undefined;
+    if (parent) found.push({ write: span, send: parent });
+    for (const link of span.links) {
+      const linked = sends.get(link.spanId);
+      if (linked) found.push({ write: span, send: linked });
+    }
   }
-  throw new Error(`${what} did not happen within 30 s`);
+  return found;
 }
 
-/** Runs one scripted turn and returns the finished snapshot. */
-async function scriptedTurn(): Promise<{ sent: Snapshot; finished: Snapshot }> {
-  const edgeId = stack.edge!.id;
-  const discovered = await client.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  const created = await client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'trace',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const started = await client.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id };
-  const sent = await client.agent<Snapshot>({ ...base, action: 'send', text: PROMPT });
-  expect(sent.status).toBe('ok');
-  const finished = await eventually(async () => {
-    const polled = await client.agent<Snapshot>({ ...base, action: 'poll' });
-    return polled.status === 'ok' && !polled.running && polled.turn_timing?.finished_ms != null
-      ? polled
-      : undefined;
-  }, 'the turn finishing');
-  return { sent, finished };
-}
-
-let turn: { sent: Snapshot; finished: Snapshot };
+let turn: { sent: TurnSnapshot; finished: TurnSnapshot };
 
 test('one send is one trace from the HTTP span through router and edge to the history write', async () => {
-  turn = await scriptedTurn();
+  turn = await scriptedTurn(client, stack, projectDir, PROMPT);
   expect(receiver.rejected).toEqual([]);
 
   // The api marks its send span with the action; its trace id is the send's.
@@ -146,7 +119,14 @@ test('one send is one trace from the HTTP span through router and edge to the hi
   const spans = await eventually(() => {
     const spans = inTrace();
     const turnSpan = spans.find(named('tether-edge-connector', 'agent.turn'));
-    const writes = spans.filter(named('tether-history', 'history.journal.write'));
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    const underTurn = (span: ReceivedSpan): boolean => {
+      for (let at = byId.get(span.parentSpanId ?? ''); at; at = byId.get(at.parentSpanId ?? '')) {
+        if (at === turnSpan) return true;
+      }
+      return false;
+    };
+    const writes = journalWrites(spans).filter(({ send }) => underTurn(send));
     // Each process exports in its own batches: wait until every parent named has arrived too, so
     // a link that is merely still in flight is not taken for a broken one.
     const ids = new Set(spans.map((span) => span.spanId));
@@ -157,7 +137,15 @@ test('one send is one trace from the HTTP span through router and edge to the hi
       turnSpan.attributes['tether.turn.finished_ms'] !== undefined
       ? spans
       : undefined;
-  }, 'the spans of the send');
+  }, 'the spans of the send').catch((error: Error) => {
+    const spans = inTrace();
+    const ids = new Set(spans.map((span) => span.spanId));
+    const orphans = spans.filter((span) => span.parentSpanId && !ids.has(span.parentSpanId));
+    throw new Error(
+      `${error.message}; in the trace: ${spans.map((span) => `${span.service}:${span.name}`).join(', ')}; ` +
+        `parents missing for: ${orphans.map((span) => span.name).join(', ')}`,
+    );
+  });
 
   // Parent links intact: one root, the api's HTTP server span; every other parent is in the trace.
   const ids = new Set(spans.map((span) => span.spanId));
@@ -178,24 +166,76 @@ test('one send is one trace from the HTTP span through router and edge to the hi
     return chain;
   };
   // The hops, each a descendant of the one before.
-  const routerHandle = spans.find(named('tether-session-router', 'nats.handle routerEdgeAgent'));
-  const edgeRpc = spans.find(named('tether-edge-connector', 'edge.rpc send'));
+  const routerHandle = spans.find(named('tether-session-router', 'process router.edge-agent'));
+  const edgeRpc = spans.find(
+    (span) =>
+      named('tether-edge-connector', 'process edge.*.rpc')(span) &&
+      span.attributes['tether.action'] === 'send',
+  );
   const turnSpan = spans.find(named('tether-edge-connector', 'agent.turn'))!;
   // A turn sends several session updates (one span each); the write must descend from one of them.
   const isTurnUpdate = (span: ReceivedSpan) =>
-    span.service === 'tether-session-router' &&
-    span.name === 'nats.handle routerSessionUpdate' &&
+    named('tether-session-router', 'process router.session-update')(span) &&
     ancestors(span).includes(turnSpan);
   const routerUpdate = spans.find(isTurnUpdate);
-  const write = spans.find(
-    (span) => named('tether-history', 'history.journal.write')(span) && ancestors(span).includes(turnSpan),
-  );
+  // The write of one of the turn's rows: a child of the router's JetStream publish of that row,
+  // or, when history stored it in a batch, a batch span of its own trace linking to it.
+  const written = journalWrites(spans).find(({ send }) => ancestors(send).some(isTurnUpdate));
   expect(routerHandle).toBeDefined();
+  expect(routerHandle!.attributes['tether.handler']).toBe('routerEdgeAgent');
   expect(edgeRpc && ancestors(edgeRpc)).toContain(routerHandle);
   expect(ancestors(turnSpan)).toContain(edgeRpc);
   expect(routerUpdate).toBeDefined();
-  expect(write).toBeDefined();
-  expect(ancestors(write!).filter(isTurnUpdate)).toHaveLength(1);
+  expect(written).toBeDefined();
+  const { write, send: journalSend } = written!;
+  expect(ancestors(journalSend).filter(isTurnUpdate)).toHaveLength(1);
+  expect(journalSend.service).toBe('tether-session-router');
+  expect(typeof journalSend.attributes['messaging.message.id']).toBe('string');
+  if (write.traceId !== journalSend.traceId) {
+    expect(write.parentSpanId).toBeUndefined();
+    expect(Number(write.attributes['messaging.batch.message_count'])).toBeGreaterThan(1);
+  }
+  expect(write.attributes['messaging.consumer.group.name']).toEqual(expect.any(String));
+
+  // Messaging conventions on every NATS and JetStream span of the send: PRODUCER `send`,
+  // CONSUMER `process` whose parent is the `send` of the same destination.
+  const messaging = spans.filter((span) => span.attributes['messaging.system'] !== undefined);
+  expect(messaging.length).toBeGreaterThanOrEqual(8);
+  for (const span of messaging) {
+    const operation = span.attributes['messaging.operation.name'];
+    const template = span.attributes['messaging.destination.template'];
+    expect(span.attributes['messaging.system']).toBe('nats');
+    expect(typeof span.attributes['messaging.destination.name']).toBe('string');
+    expect(span.name).toBe(`${operation} ${template}`);
+    expect(span.attributes['messaging.operation.type']).toBe(operation);
+    if (operation === 'send') {
+      expect(span.kind).toBe(4); // PRODUCER
+    } else {
+      expect(operation).toBe('process');
+      expect(span.kind).toBe(5); // CONSUMER
+      const parent = byId.get(span.parentSpanId!)!;
+      expect([span.name, parent.name]).toEqual([span.name, `send ${template}`]);
+      expect(parent.kind).toBe(4);
+    }
+  }
+  for (const name of [
+    'send router.edge-agent',
+    'process router.edge-agent',
+    'send edge.*.rpc',
+    'process edge.*.rpc',
+    'send router.session-update',
+    'process router.session-update',
+    'send session.*.journal',
+  ]) {
+    expect([name, spans.some((span) => span.name === name)]).toEqual([name, true]);
+  }
+
+  // One DB span per statement: pg's, not Prisma's copy of it; Fastify's hooks are no spans.
+  expect(spans.filter((span) => span.name === 'prisma:client:db_query')).toEqual([]);
+  expect(spans.filter((span) => span.service === 'tether-api' && /hook|handler -/i.test(span.name))).toEqual(
+    [],
+  );
+  expect(roots[0]!.name).toBe('POST /api/v1/edge-agents');
 
   // The turn span's attributes equal the session's turn_timing; its events mark each phase.
   const timing = turn.finished.turn_timing!;
@@ -217,21 +257,34 @@ test('one send is one trace from the HTTP span through router and edge to the hi
   }
 });
 
-/** The ops URL a service announced in its log (TETHER_METRICS_PORT=0). */
-function opsUrl(service: string): string {
-  const match = new RegExp(`Ops endpoints of ${service} at (http://[0-9.]+:[0-9]+)`).exec(stack.output());
-  if (!match) throw new Error(`${service} announced no ops endpoints.\n${stack.output()}`);
-  return match[1]!;
-}
+test('heartbeats are short traces of their own: none is a span in the send trace', async () => {
+  turn ??= await scriptedTurn(client, stack, projectDir, PROMPT);
+  const sendSpan = receiver.spans.find(
+    (span) => span.service === 'tether-api' && span.attributes['tether.action'] === 'send',
+  )!;
+  // With TETHER_TRACE_BACKGROUND_RATIO=1 every heartbeat is traced: edge root, send, router process.
+  const beats = await eventually(() => {
+    const found = receiver.spans.filter((span) => span.name === 'edge.heartbeat');
+    return found.length >= 2 ? found : undefined;
+  }, 'two traced heartbeats');
+  for (const beat of beats) {
+    expect(beat.parentSpanId).toBeUndefined();
+    expect(beat.traceId).not.toBe(sendSpan.traceId);
+  }
+  const heartbeatHops = receiver.spans.filter(
+    (span) => span.attributes['messaging.destination.template'] === 'edge.heartbeat',
+  );
+  expect(heartbeatHops.some((span) => span.name === 'send edge.heartbeat' && span.kind === 4)).toBe(true);
+  // The router handles each heartbeat in the heartbeat's trace; nothing of it is in the send's.
+  const beatTraces = new Set(beats.map((beat) => beat.traceId));
+  for (const hop of heartbeatHops) expect(beatTraces.has(hop.traceId)).toBe(true);
+  const inSendTrace = receiver.spans.filter((span) => span.traceId === sendSpan.traceId);
+  expect(inSendTrace.filter((span) => /heartbeat/.test(span.name))).toEqual([]);
+});
 
 test('after the scripted turn every app serves /metrics with its series, /healthz and /readyz', async () => {
-  turn ??= await scriptedTurn();
-  const urls: Record<AppName, string> = {
-    api: stack.apiUrl,
-    router: opsUrl('session-router'),
-    edge: opsUrl('edge-connector'),
-    history: opsUrl('history'),
-  };
+  turn ??= await scriptedTurn(client, stack, projectDir, PROMPT);
+  const urls = metricsEndpoints(stack);
   let last = '';
   for (const [app, url] of Object.entries(urls) as [AppName, string][]) {
     const metrics = await eventually(async () => {
@@ -252,7 +305,7 @@ test('after the scripted turn every app serves /metrics with its series, /health
       expect(
         metrics.samples.some(
           (s) =>
-            s.name === 'tether_http_request_duration_count' &&
+            s.name === 'tether_http_request_duration_seconds_count' &&
             s.labels.includes('action="send"') &&
             s.labels.includes('status="200"'),
         ),
@@ -262,7 +315,8 @@ test('after the scripted turn every app serves /metrics with its series, /health
       expect(
         metrics.samples.some(
           (s) =>
-            s.name === 'tether_turn_finished_duration_count' && s.labels.includes('agent_kind="scripted"'),
+            s.name === 'tether_turn_finished_duration_seconds_count' &&
+            s.labels.includes('agent_kind="scripted"'),
         ),
       ).toBe(true);
     }

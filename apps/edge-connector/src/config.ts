@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import { boolVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
-import { DEFAULT_NAMESPACE, isEdgeId } from '#contracts';
+import { boolVar, intVar, loadConfig, logLevelVar, natsUrlVar } from '#config';
+import { DEFAULT_NAMESPACE, Limits, isEdgeId } from '#contracts';
 import { metricsPortVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
@@ -31,6 +31,15 @@ const envSchema = z.object({
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */
   TETHER_METRICS_PORT: metricsPortVar('off'),
   TETHER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Heartbeat period (docs/reliability.md "Edge liveness"): routers count the edge offline after
+   * 2 periods of silence (then a probe confirms it). Longer saves messages on a large fleet; shorter notices a dead edge sooner.
+   */
+  TETHER_EDGE_HEARTBEAT_MS: intVar(
+    Limits.EDGE_HEARTBEAT_INTERVAL_MS,
+    Limits.EDGE_HEARTBEAT_INTERVAL_MIN_MS,
+    Limits.EDGE_HEARTBEAT_INTERVAL_MAX_MS,
+  ),
 });
 
 export interface EdgeConfig {
@@ -54,6 +63,7 @@ export interface EdgeConfig {
   metricsPort: MetricsPort;
   /** Loopback unless asked: an owner's machine exposes nothing by default. */
   metricsHost: string;
+  heartbeatIntervalMs: number;
 }
 
 export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
@@ -78,6 +88,7 @@ export const edgeConfigSchema = envSchema.transform((env): EdgeConfig => ({
   environment: {},
   metricsPort: env.TETHER_METRICS_PORT,
   metricsHost: env.TETHER_METRICS_HOST,
+  heartbeatIntervalMs: env.TETHER_EDGE_HEARTBEAT_MS,
 }));
 
 /** Reads the edge's configuration once, at boot. */

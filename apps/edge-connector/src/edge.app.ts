@@ -55,8 +55,9 @@ export async function startEdge(config: EdgeConfig): Promise<RunningEdge> {
     nc,
     close() {
       closing ??= (async () => {
-        heartbeat.stop();
         await rpc.close();
+        // After the RPC subscription is gone, so no router routes a new call here meanwhile.
+        heartbeat.stop(true);
         await sessions.shutdown();
         await updates.flush(SHUTDOWN_FLUSH_MS);
         updates.stop();

@@ -9,6 +9,8 @@ const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * L
 const OPERATION_WAIT_DEFAULT_MS = 30_000;
 const SUBMISSION_SWEEP_DEFAULT_MS = 30_000;
 const SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS = 5 * 60_000;
+/** A quarter of a second on top of the presence expiry (and a probe) keeps a dead edge's answer under 3 s. */
+const EDGE_LIVENESS_CHECK_DEFAULT_MS = 250;
 
 /** The session router's environment, validated once at boot. */
 export const routerConfigSchema = z
@@ -52,6 +54,11 @@ export const routerConfigSchema = z
      */
     TETHER_SUBMISSION_SWEEP_INTERVAL_MS: intVar(SUBMISSION_SWEEP_DEFAULT_MS, 100, 10 * 60_000),
     TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: intVar(SUBMISSION_RECONCILE_BACKOFF_DEFAULT_MS, 100, 60 * 60_000),
+    /**
+     * Edge liveness (docs/reliability.md): while a call or watch waits on an edge, its presence is
+     * read this often, so a dead or hung edge releases its waiters within one period of its expiry.
+     */
+    TETHER_EDGE_LIVENESS_CHECK_MS: intVar(EDGE_LIVENESS_CHECK_DEFAULT_MS, 50, 5_000),
   })
   .transform((env) => ({
     natsUrl: env.TETHER_NATS_URL,
@@ -68,6 +75,7 @@ export const routerConfigSchema = z
     operationWaitMs: env.TETHER_OPERATION_WAIT_MS,
     submissionSweepIntervalMs: env.TETHER_SUBMISSION_SWEEP_INTERVAL_MS,
     submissionReconcileBackoffMs: env.TETHER_SUBMISSION_RECONCILE_BACKOFF_MS,
+    edgeLivenessCheckMs: env.TETHER_EDGE_LIVENESS_CHECK_MS,
     /**
      * A `pending` submission older than this has outlived any live run of it (a claim lasts at
      * most operationClaimMs, its last edge call at most edgeRpcTimeoutMs more): only a dead

@@ -1,4 +1,4 @@
-// Wire types of `edge_agent.proto` (../shared/seeds/edge_agent.proto), field for field.
+// Wire types of the liaison `edge_agent.proto` (docs/architecture.md), field for field.
 // JSON names are the proto field names. On the wire, empty fields are omitted and a missing
 // boolean means false (see wire.ts); the optional markers below say what may be omitted.
 // `turn_timing` values are nullable: a missing value means "not observed", 0 is a real value.

@@ -131,6 +131,8 @@ export type {
   LifecycleEventType,
 } from './internal.js';
 export { edgeToken, verifyEdgeToken } from './edge-credentials.js';
+export { parseLifecycleEvent } from './lifecycle-consumer.js';
+export type { LifecycleParse } from './lifecycle-consumer.js';
 export { toWire } from './wire.js';
 export {
   edgeAgentRequestSchema,
@@ -142,6 +144,8 @@ export {
   journalSubmissionEntrySchema,
   journalMessageSchema,
   lifecycleEventSchema,
+  publishedLifecycleEventSchema,
+  tolerantLifecycleEventSchema,
   auditRecordSchema,
   requestSchemas,
   validateEdgeAgentRequest,

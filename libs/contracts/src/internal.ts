@@ -123,7 +123,7 @@ export interface RevisionNotice {
   revision: number;
 }
 
-/** edge → routers every EDGE_HEARTBEAT_INTERVAL_MS. */
+/** edge → routers every `interval_ms` (EDGE_HEARTBEAT_INTERVAL_MS by default). */
 export interface EdgeHeartbeat {
   edge_id: string;
   edge_token: string;
@@ -133,6 +133,10 @@ export interface EdgeHeartbeat {
   live_sessions: number;
   max_sessions: number;
   sent_at: number;
+  /** How often this edge sends a heartbeat; absent from edges that predate it. */
+  interval_ms?: number;
+  /** The edge is shutting down: count it offline now rather than when its heartbeats stop. */
+  leaving?: boolean;
 }
 
 export interface PresenceRequest {

@@ -1,5 +1,5 @@
 // Every bound of the contract, named once. Values come from the reference behaviour
-// (../shared/design/reference/liaison-edge-agent.md, section in brackets) unless said otherwise.
+// (the liaison reference, docs/architecture.md; section in brackets) unless said otherwise.
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -89,8 +89,19 @@ export const CONNECTORS_LIST_MAX = 100;
 export const ACCESSES_PAGE_SIZE_DEFAULT = 20;
 export const ACCESSES_PAGE_SIZE_MAX = 100;
 
-/** Edge presence: heartbeat period, and how long without one before an edge counts as offline. */
-export const EDGE_HEARTBEAT_INTERVAL_MS = 5_000;
+/**
+ * Edge presence. An edge sends a heartbeat every EDGE_HEARTBEAT_INTERVAL_MS by default (its owner
+ * may choose EDGE_HEARTBEAT_INTERVAL_MIN_MS..MAX) and says which interval it keeps; its presence
+ * runs out once EDGE_OFFLINE_AFTER_HEARTBEATS intervals pass without one (2 s at the default), and
+ * a router that has calls waiting on it then probes it before counting it offline, so a dead edge
+ * is known within 3 s and a hung one within 5 s, while a heartbeat that is merely late does not
+ * flap. A heartbeat without an interval (an edge older than this rule) keeps the old
+ * EDGE_PRESENCE_TTL_MS, so a rollout never makes old edges look offline.
+ */
+export const EDGE_HEARTBEAT_INTERVAL_MS = 1_000;
+export const EDGE_HEARTBEAT_INTERVAL_MIN_MS = 200;
+export const EDGE_HEARTBEAT_INTERVAL_MAX_MS = 60_000;
+export const EDGE_OFFLINE_AFTER_HEARTBEATS = 2;
 export const EDGE_PRESENCE_TTL_MS = 15_000;
 
 /**

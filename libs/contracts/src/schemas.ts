@@ -46,6 +46,8 @@ import {
   FILE_CHUNK_MAX_BYTES,
   FILE_PATH_MAX_BYTES,
   HEARTBEAT_INSTALLATIONS_MAX,
+  EDGE_HEARTBEAT_INTERVAL_MAX_MS,
+  EDGE_HEARTBEAT_INTERVAL_MIN_MS,
   HISTORY_PAGE_MAX,
   INSTALLATION_ID_MAX_BYTES,
   INSTALLATION_SOURCE_MAX_LENGTH,
@@ -438,6 +440,13 @@ export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = z.strictObject({
   live_sessions: countSchema,
   max_sessions: countSchema,
   sent_at: timestampSchema,
+  interval_ms: z
+    .number()
+    .int()
+    .min(EDGE_HEARTBEAT_INTERVAL_MIN_MS)
+    .max(EDGE_HEARTBEAT_INTERVAL_MAX_MS)
+    .optional(),
+  leaving: z.boolean().optional(),
 });
 
 export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
@@ -530,30 +539,67 @@ const LIFECYCLE_EVENT_ID_MAX_LENGTH = 512;
 const LIFECYCLE_DATA_STRING_MAX_LENGTH = 128;
 const lifecycleDataStringSchema = z.string().min(1).max(LIFECYCLE_DATA_STRING_MAX_LENGTH);
 
-export const lifecycleEventSchema: z.ZodType<LifecycleEvent> = z.strictObject({
-  v: z.literal(1),
-  id: z.string().min(1).max(LIFECYCLE_EVENT_ID_MAX_LENGTH),
-  type: z.enum(LIFECYCLE_EVENT_TYPES),
-  session_id: internalIdSchema,
-  edge_id: edgeIdSchema,
-  actor_id: actorIdSchema,
-  access_id: internalIdSchema.optional(),
-  at: timestampSchema,
-  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
-  sequence: z.int().min(1),
-  data: z.strictObject({
-    status: lifecycleDataStringSchema.optional(),
-    turn_timing: z
-      .strictObject({
+/**
+ * A lifecycle event's shape, built twice: strict for the producer (the router checks every event
+ * it publishes) and loose for consumers and the published JSON Schema (within `v: 1` fields are
+ * only ever added, so a consumer must ignore the ones it does not know).
+ */
+function lifecycleEventObject<T extends z.ZodType>(
+  object: typeof z.strictObject | typeof z.looseObject,
+  type: T,
+) {
+  return object({
+    v: z.literal(1).describe('Envelope version; changes within 1 are additive only.'),
+    id: z
+      .string()
+      .min(1)
+      .max(LIFECYCLE_EVENT_ID_MAX_LENGTH)
+      .describe(
+        '`<session_id>:<epoch>:<sequence>:<type>[:<approval_id>]`: unique, the JetStream message id.',
+      ),
+    type,
+    session_id: internalIdSchema,
+    edge_id: edgeIdSchema.describe('The edge (connector) running the session: a canonical decimal uint64.'),
+    actor_id: actorIdSchema.describe('The user who owns the session.'),
+    access_id: internalIdSchema.optional().describe('Absent for sessions not started through an access.'),
+    at: timestampSchema.describe('Milliseconds since the Unix epoch when the router recorded the row.'),
+    epoch: z
+      .string()
+      .min(1)
+      .max(EPOCH_MAX_LENGTH)
+      .describe('The journal epoch of the row that caused the event.'),
+    sequence: z.int().min(1).describe('The journal sequence of that row (restarts at 1 in a new epoch).'),
+    data: object({
+      status: lifecycleDataStringSchema.optional().describe('turn.completed, session.expired: the status.'),
+      turn_timing: object({
         dispatch_ms: z.number().nullable().optional(),
         first_reply_ms: z.number().nullable().optional(),
         finished_ms: z.number().nullable().optional(),
       })
-      .optional(),
-    approval_id: lifecycleDataStringSchema.optional(),
-    approval_kind: lifecycleDataStringSchema.optional(),
-  }),
-});
+        .optional()
+        .describe('turn.completed: the edge timing of the turn, when observed.'),
+      approval_id: lifecycleDataStringSchema.optional().describe('approval.requested, approval.resolved.'),
+      approval_kind: lifecycleDataStringSchema
+        .optional()
+        .describe('approval.requested, when the agent names one.'),
+    }).describe('Per type; never prompts, output, titles, commands or paths.'),
+  });
+}
+
+/** The producer's check: exactly the v1 fields, known types only. */
+export const lifecycleEventSchema: z.ZodType<LifecycleEvent> = lifecycleEventObject(
+  z.strictObject,
+  z.enum(LIFECYCLE_EVENT_TYPES),
+);
+
+/** The published v1 contract (docs/events): known types, unknown fields allowed. */
+export const publishedLifecycleEventSchema = lifecycleEventObject(
+  z.looseObject,
+  z.enum(LIFECYCLE_EVENT_TYPES).describe('The event type; consumers skip (and ack) types they do not know.'),
+).describe('A session lifecycle event, version 1 (docs/events.md).');
+
+/** What a consumer reads: any type, unknown fields ignored (see parseLifecycleEvent). */
+export const tolerantLifecycleEventSchema = lifecycleEventObject(z.object, z.string().min(1).max(64));
 
 const accessInputSchema: z.ZodType<AccessInput> = z.strictObject({
   name: nameSchema,

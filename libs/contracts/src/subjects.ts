@@ -1,4 +1,4 @@
-// NATS subject names and the payload each one carries (ARCHITECTURE.md "Names").
+// NATS subject names and the payload each one carries (docs/architecture.md "Names").
 // Requests are `tether.<service>.<verb>`; queue groups are named after the service.
 import type { EdgeAgentResult, EdgeAgentRPCRequest } from './edge-agent.js';
 import type {
@@ -84,7 +84,7 @@ const REQUEST_VERBS = {
 } as const;
 export type RequestName = keyof typeof REQUEST_VERBS;
 
-/** Every subject and stream name of one namespace (ARCHITECTURE.md "Names"). */
+/** Every subject and stream name of one namespace (docs/architecture.md "Names"). */
 export class Subjects {
   readonly requests: { readonly [K in RequestName]: string };
   /** edge → routers (plain publish, queue group): presence, installations, capacity. */

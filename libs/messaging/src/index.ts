@@ -21,4 +21,11 @@ export {
   consumeBatchTraced,
 } from './jetstream.js';
 export { ensureAuditStream } from './audit-stream.js';
-export { traceHeaders, traceContextOf, withIncomingTrace, withIncomingTraces } from './trace-context.js';
+export {
+  traceHeaders,
+  traceContextOf,
+  withIncomingTrace,
+  withIncomingTraces,
+  withSendSpan,
+} from './trace-context.js';
+export type { IncomingMessage, ProcessOptions, SendOptions } from './trace-context.js';

@@ -89,27 +89,22 @@ export async function ensureSessionsStream(
 }
 
 /**
- * Runs the handling of one JetStream delivery as a child of the publisher's span (the publisher
- * put its trace context in the message headers with `traceHeaders`), so a journal write lands
- * in the trace of the request that caused it. A child, not a link: each message has exactly one
- * producing request, and redeliveries simply add another child.
+ * Runs the handling of one JetStream delivery as a `process` span, a child of the publisher's
+ * `send` span (the publisher put its trace context in the message headers), so a journal write
+ * lands in the trace of the request that caused it. `durable` names the consumer group.
  */
-export function consumeTraced<T>(msg: JsMsg, name: string, handle: () => Promise<T>): Promise<T> {
-  return withIncomingTrace(name, msg.subject, msg.headers, 'consumer', handle);
+export function consumeTraced<T>(msg: JsMsg, durable: string, handle: () => Promise<T>): Promise<T> {
+  return withIncomingTrace(msg, handle, { group: durable });
 }
 
 /**
- * consumeTraced for a batch of deliveries handled by one piece of work: each message keeps its
- * own `name` span in its producer's trace (see withIncomingTraces).
+ * consumeTraced for a batch of deliveries handled by one piece of work: one `process` span
+ * linked to every message's `send` span (see withIncomingTraces).
  */
 export function consumeBatchTraced<T>(
   msgs: readonly JsMsg[],
-  name: string,
+  durable: string,
   handle: () => Promise<T>,
 ): Promise<T> {
-  return withIncomingTraces(
-    name,
-    msgs.map((msg) => ({ subject: msg.subject, headers: msg.headers })),
-    handle,
-  );
+  return withIncomingTraces(msgs, handle, { group: durable });
 }

@@ -12,7 +12,7 @@ export interface NatsConnectOptions {
 
 /**
  * One connection per process. `noAsyncTraces` drops the stack capture the client does on every
- * request (reference/nats-hot-path.md measured it on the hot path); reconnects never give up,
+ * request (measured on the poll hot path, docs/benchmarks.md); reconnects never give up,
  * because a service that loses NATS has nothing else to do but get it back.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {

@@ -22,7 +22,7 @@ export class NatsRequestContext extends BaseRpcContext<[string, MsgHdrs | undefi
 }
 
 export interface NatsTransportOptions {
-  /** Queue group for every subscription of this service (ARCHITECTURE.md: named after it). */
+  /** Queue group for every subscription of this service (docs/architecture.md: named after it). */
   queue: string;
   /** Resolves handler patterns, which are logical names (`RequestName` or `edgeHeartbeat`). */
   subjects: Subjects;
@@ -67,9 +67,10 @@ export class NatsTransport extends Server implements CustomTransportStrategy {
           }
           // A child of the caller's span: the trace context arrives in the message headers.
           this.track(
-            withIncomingTrace(`nats.handle ${pattern}`, msg.subject, msg.headers, 'server', () =>
-              this.dispatch(handler, msg),
-            ),
+            withIncomingTrace(msg, () => this.dispatch(handler, msg), {
+              group: this.options.queue,
+              attributes: { 'tether.handler': pattern },
+            }),
           );
         },
       });

@@ -8,9 +8,8 @@ import {
   type Subjects,
 } from '#contracts';
 import { recordNatsRequest, subjectLabel, type NatsOutcome } from '#telemetry';
-import { context, trace, SpanStatusCode } from '@opentelemetry/api';
 import { decodeJson, encodeJson } from './codec.js';
-import { startClientSpan, traceHeaders, tracingEnabled } from './trace-context.js';
+import { withSendSpan } from './trace-context.js';
 
 /** Nobody answered: no responder subscribed, the call timed out, or the connection is gone. */
 export class RpcUnavailableError extends Error {
@@ -51,6 +50,8 @@ export interface RequestOptions {
   headers?: MsgHdrs;
   /** Refuse (RpcReplyTooLargeError) a reply whose encoded size exceeds this, before decoding it. */
   maxReplyBytes?: number;
+  /** A watch: it waits by design, so its latency is recorded apart (`kind="long_poll"`). */
+  longPoll?: boolean;
 }
 
 function unavailableReason(error: unknown): 'no_responders' | 'timeout' | 'disconnected' | null {
@@ -66,8 +67,9 @@ function unavailableReason(error: unknown): 'no_responders' | 'timeout' | 'disco
 }
 
 /**
- * One JSON request, mapping transport failures to RpcUnavailableError. The request is a client
- * span whose context rides in the `traceparent` header, and its latency is recorded by subject.
+ * One JSON request, mapping transport failures to RpcUnavailableError. The request is a PRODUCER
+ * span `send <subject>` whose context rides in the `traceparent` header, and its latency is
+ * recorded by subject (`tether.nats.request.duration`, `messaging.client.operation.duration`).
  */
 export async function requestJson<T>(
   nc: NatsConnection,
@@ -76,27 +78,34 @@ export async function requestJson<T>(
   options: RequestOptions,
 ): Promise<T> {
   const label = subjectLabel(subject);
-  // No span (and no `traceparent` header) unless this process collects traces.
-  const span = tracingEnabled() ? startClientSpan(`nats.request ${label}`, subject) : undefined;
+  const body = encodeJson(payload);
   const started = performance.now();
   let outcome: NatsOutcome = 'error';
   let data: Uint8Array;
   try {
-    const reply = await nc.request(subject, encodeJson(payload), {
-      timeout: options.timeoutMs,
-      headers: span ? traceHeaders(options.headers, trace.setSpan(context.active(), span)) : options.headers,
-    });
+    const reply = await withSendSpan(
+      subject,
+      {
+        headers: options.headers,
+        bodySize: body.length,
+        errorType: (error) => unavailableReason(error) ?? 'error',
+      },
+      (headers) => nc.request(subject, body, { timeout: options.timeoutMs, headers }),
+    );
     data = reply.data;
     outcome = 'ok';
   } catch (error) {
     const reason = unavailableReason(error);
     if (reason) outcome = reason;
-    span?.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? 'error' });
     if (reason) throw new RpcUnavailableError(subject, reason);
     throw error;
   } finally {
-    recordNatsRequest(performance.now() - started, label, outcome);
-    span?.end();
+    recordNatsRequest(
+      performance.now() - started,
+      label,
+      outcome,
+      options.longPoll ? 'long_poll' : 'request',
+    );
   }
   if (options.maxReplyBytes !== undefined && data.length > options.maxReplyBytes) {
     throw new RpcReplyTooLargeError(subject, data.length);

@@ -11,6 +11,13 @@ const telemetryEnvSchema = z.object({
   OTEL_TRACES_EXPORTER: z.string().optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
+  /**
+   * The share of background rounds (heartbeats, reaper ticks, sweeps, compactions) traced, each
+   * as a short trace of its own; 0 turns them off, 1 traces every round.
+   */
+  TETHER_TRACE_BACKGROUND_RATIO: z.coerce.number().min(0).max(1).default(0.01),
+  /** The `deployment.environment.name` resource attribute, unless OTEL_RESOURCE_ATTRIBUTES names one. */
+  NODE_ENV: z.string().default('development'),
   /** `json` (default: one JSON object per line) or `text` (Nest's console format, for humans). */
   TETHER_LOG_FORMAT: z.enum(['json', 'text']).default('json'),
 });
@@ -26,6 +33,9 @@ export interface TelemetryConfig {
    */
   tracesConfigured: boolean;
   logFormat: 'json' | 'text';
+  /** TETHER_TRACE_BACKGROUND_RATIO (see background.ts). */
+  backgroundSampleRatio: number;
+  deploymentEnvironment: string;
 }
 
 export function loadTelemetryConfig(env?: Record<string, string | undefined>): TelemetryConfig {
@@ -39,6 +49,8 @@ export function loadTelemetryConfig(env?: Record<string, string | undefined>): T
       parsed.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     ),
     logFormat: parsed.TETHER_LOG_FORMAT,
+    backgroundSampleRatio: parsed.TETHER_TRACE_BACKGROUND_RATIO,
+    deploymentEnvironment: parsed.NODE_ENV,
   };
 }
 

@@ -1,4 +1,4 @@
-export { renderMetrics, METRICS_CONTENT_TYPE } from './reader.js';
+export { renderMetrics, prometheusName, METRICS_CONTENT_TYPE } from './reader.js';
 export { loadTelemetryConfig, metricsPortVar } from './config.js';
 export type { MetricsPort, TelemetryConfig } from './config.js';
 export { defaultServiceName } from './service-name.js';
@@ -11,10 +11,14 @@ export {
   recordTurnTiming,
   recordHistoryWrite,
   recordSubmissionsSettled,
+  exportSubmissionSettlements,
   registerGauge,
   subjectLabel,
 } from './metrics.js';
-export type { NatsOutcome, TurnTimingMs, GaugeRead } from './metrics.js';
+export type { NatsOutcome, NatsCallKind, TurnTimingMs, GaugeRead } from './metrics.js';
+export { STANDARD_METRIC, recordMessagingSend, recordMessagingProcess } from './standard-metrics.js';
+export { LATENCY_BUCKETS_S } from './buckets.js';
+export { traceBackground } from './background.js';
 export { TurnTrace, TURN_ATTR } from './turn-trace.js';
 export { readiness, natsCheck, redisCheck, postgresCheck, READINESS_CHECK_TIMEOUT_MS } from './health.js';
 export type { ReadinessCheck, ReadinessReport, NatsProbeTarget } from './health.js';

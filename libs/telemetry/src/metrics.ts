@@ -1,3 +1,4 @@
+import { LATENCY_BUCKETS_S } from './buckets.js';
 import {
   metrics,
   type Attributes,
@@ -8,8 +9,8 @@ import {
 
 /**
  * Every metric Tether exports, by its OpenTelemetry name. The Prometheus names (what dashboards
- * and alert rules query) are these with dots as underscores (the unit goes in `# UNIT`), e.g.
- * `tether.nats.request.duration` (ms) → `tether_nats_request_duration_bucket`.
+ * and alert rules query) are these with dots as underscores and the unit as a suffix (reader.ts),
+ * e.g. `tether.nats.request.duration` (s) → `tether_nats_request_duration_seconds_bucket`.
  * test/integration/telemetry checks every shipped query against the series the apps export.
  */
 export const METRIC = {
@@ -31,12 +32,8 @@ export const METRIC = {
 
 const METER = 'tether';
 
-/** Request latencies: sub-millisecond NATS hops up to the 15 s watch wait and 30 s timeouts. */
-const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 30_000];
 /** Agent turns: a dispatch takes milliseconds, a finished turn can take many minutes. */
-const TURN_BUCKETS_MS = [
-  10, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000,
-];
+const TURN_BUCKETS_S = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1_800];
 
 interface Instruments {
   http: Histogram;
@@ -58,15 +55,18 @@ let instruments: Instruments | undefined;
 function get(): Instruments {
   if (instruments) return instruments;
   const meter = metrics.getMeter(METER);
-  const latency = (name: string, description: string, buckets = LATENCY_BUCKETS_MS) =>
-    meter.createHistogram(name, { unit: 'ms', description, advice: { explicitBucketBoundaries: buckets } });
+  const latency = (name: string, description: string, buckets = LATENCY_BUCKETS_S) =>
+    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
   instruments = {
     http: latency(METRIC.httpDuration, 'HTTP requests served by the api, by action and status.'),
-    requestService: latency(METRIC.requestService, 'What the api spent on a send (request_service_ms).'),
+    requestService: latency(
+      METRIC.requestService,
+      'What the api spent on a send (request_service_ms, in seconds).',
+    ),
     nats: latency(METRIC.natsRequestDuration, 'NATS requests made by this process, by subject and outcome.'),
-    dispatch: latency(METRIC.turnDispatch, 'Agent turn: start to native dispatch.', TURN_BUCKETS_MS),
-    firstReply: latency(METRIC.turnFirstReply, 'Agent turn: start to first reply text.', TURN_BUCKETS_MS),
-    finished: latency(METRIC.turnFinished, 'Agent turn: start to completion.', TURN_BUCKETS_MS),
+    dispatch: latency(METRIC.turnDispatch, 'Agent turn: start to native dispatch.', TURN_BUCKETS_S),
+    firstReply: latency(METRIC.turnFirstReply, 'Agent turn: start to first reply text.', TURN_BUCKETS_S),
+    finished: latency(METRIC.turnFinished, 'Agent turn: start to completion.', TURN_BUCKETS_S),
     historyWrite: latency(METRIC.historyWriteDuration, 'History: one journal message stored in Postgres.'),
     submissionsSettled: meter.createCounter(METRIC.submissionsSettled, {
       description:
@@ -76,19 +76,33 @@ function get(): Instruments {
   return instruments;
 }
 
+/** Callers measure in milliseconds (performance.now()); the series are in seconds. */
+const seconds = (ms: number): number => ms / 1_000;
+
 export function recordHttpRequest(ms: number, action: string, status: number, method: string): void {
-  get().http.record(ms, { action, status: String(status), method });
+  get().http.record(seconds(ms), { action, status: String(status), method });
 }
 
 export function recordRequestService(ms: number): void {
-  get().requestService.record(ms);
+  get().requestService.record(seconds(ms));
 }
 
 export type NatsOutcome = 'ok' | 'error' | 'timeout' | 'no_responders' | 'disconnected';
 
+/**
+ * How a NATS request waits: `long_poll` (a watch, which waits up to WATCH_WAIT_MS by design and is
+ * kept out of latency objectives) or `request` (everything else).
+ */
+export type NatsCallKind = 'request' | 'long_poll';
+
 /** `subject` must be low-cardinality: see `subjectLabel`. */
-export function recordNatsRequest(ms: number, subject: string, outcome: NatsOutcome): void {
-  get().nats.record(ms, { subject, outcome });
+export function recordNatsRequest(
+  ms: number,
+  subject: string,
+  outcome: NatsOutcome,
+  kind: NatsCallKind,
+): void {
+  get().nats.record(seconds(ms), { subject, outcome, kind });
 }
 
 export interface TurnTimingMs {
@@ -100,16 +114,27 @@ export interface TurnTimingMs {
 export function recordTurnTiming(timing: TurnTimingMs, agentKind: string, model: string | undefined): void {
   const attributes: Attributes = { agent_kind: agentKind, model: model ?? 'default' };
   const i = get();
-  if (timing.dispatch_ms != null) i.dispatch.record(timing.dispatch_ms, attributes);
-  if (timing.first_reply_ms != null) i.firstReply.record(timing.first_reply_ms, attributes);
-  if (timing.finished_ms != null) i.finished.record(timing.finished_ms, attributes);
+  if (timing.dispatch_ms != null) i.dispatch.record(seconds(timing.dispatch_ms), attributes);
+  if (timing.first_reply_ms != null) i.firstReply.record(seconds(timing.first_reply_ms), attributes);
+  if (timing.finished_ms != null) i.finished.record(seconds(timing.finished_ms), attributes);
 }
 
 export function recordHistoryWrite(ms: number, outcome: 'stored' | 'failed'): void {
-  get().historyWrite.record(ms, { outcome });
+  get().historyWrite.record(seconds(ms), { outcome });
 }
 
-export type SubmissionSettlement = 'swept_unknown' | 'reconciled_accepted' | 'reconciled_rejected';
+const SETTLEMENTS = ['swept_unknown', 'reconciled_accepted', 'reconciled_rejected'] as const;
+export type SubmissionSettlement = (typeof SETTLEMENTS)[number];
+
+/**
+ * Exports every settlement outcome from the start, at 0 (the router calls it at boot): a healthy
+ * stack settles nothing, and a series that appears only on the first failure cannot be graphed
+ * or alerted on before it.
+ */
+export function exportSubmissionSettlements(): void {
+  const counter = get().submissionsSettled;
+  for (const outcome of SETTLEMENTS) counter.add(0, { outcome });
+}
 
 export function recordSubmissionsSettled(count: number, outcome: SubmissionSettlement): void {
   if (count > 0) get().submissionsSettled.add(count, { outcome });

@@ -1,18 +1,45 @@
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { RuntimeNodeInstrumentation } from '@opentelemetry/instrumentation-runtime-node';
+import {
+  envDetector,
+  hostDetector,
+  resourceFromAttributes,
+  serviceInstanceIdDetector,
+} from '@opentelemetry/resources';
+import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
+import { AlwaysOffSampler } from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { IncomingMessage } from 'node:http';
+import { LATENCY_BUCKETS_S } from './buckets.js';
 import { loadTelemetryConfig } from './config.js';
 import { defaultServiceName } from './service-name.js';
 import { setMetricsReader } from './reader.js';
+import { registerProcessMetrics } from './standard-metrics.js';
 
 /** Paths that are scraped or probed every few seconds: tracing them would only add noise. */
 const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
+
+/**
+ * Prisma's own spans that duplicate the pg instrumentation's one span per statement
+ * (`prisma:client:db_query`) or only describe its engine's internals; `prisma:client:operation`
+ * (one per model call) stays, the statements it ran nest under it as pg spans.
+ */
+const PRISMA_SPANS_IGNORED = [/^prisma:client:db_query$/, /^prisma:client:serialize$/, /^prisma:engine:/];
+
+/** The standard histograms get Tether's latency buckets (1 ms – 15 s) instead of the library's. */
+const STANDARD_HISTOGRAMS = [
+  'http.server.request.duration',
+  'http.client.request.duration',
+  'db.client.operation.duration',
+];
 
 let sdk: NodeSDK | undefined;
 
@@ -22,45 +49,91 @@ function untraced(request: IncomingMessage): boolean {
   return UNTRACED_PATHS.has(query < 0 ? url : url.slice(0, query));
 }
 
+/** The version of the Tether build running (the root package.json), for `service.version`. */
+function tetherVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth += 1) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === 'tether' && manifest.version) return manifest.version;
+    } catch {
+      // No manifest at this level: keep climbing.
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+/**
+ * HTTP and pg are instrumented always: their duration histograms are the standard series the
+ * dashboards read, with or without traces (without them the sampler is off, so their spans are
+ * non-recording and cheap). Redis and Prisma only make spans, so only when traces go somewhere.
+ */
+function instrumentations(tracing: boolean) {
+  const always = [
+    new HttpInstrumentation({ ignoreIncomingRequestHook: untraced }),
+    // Without tracing no span is ever active, and requireParentSpan would skip the metric too.
+    new PgInstrumentation({ requireParentSpan: tracing }),
+    new RuntimeNodeInstrumentation(),
+  ];
+  if (!tracing) return always;
+  return [
+    ...always,
+    new IORedisInstrumentation({ requireParentSpan: true }),
+    new PrismaInstrumentation({ ignoreSpanTypes: PRISMA_SPANS_IGNORED }),
+  ];
+}
+
+const views: ViewOptions[] = STANDARD_HISTOGRAMS.map((instrumentName) => ({
+  instrumentName,
+  aggregation: {
+    type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM,
+    options: { boundaries: LATENCY_BUCKETS_S },
+  },
+}));
+
 /**
  * Starts the OpenTelemetry SDK once per process, before the app loads its libraries. The
  * `OTEL_*` variables are the SDK's own (exporter, endpoint, protocol including `http/json`,
- * sampler, batch settings); `OTEL_SERVICE_NAME` defaults to `tether-<app>`. Metrics are read by
- * the Prometheus pull reader that `/metrics` serializes.
+ * sampler, batch settings, OTEL_RESOURCE_ATTRIBUTES); `OTEL_SERVICE_NAME` defaults to
+ * `tether-<app>`. Metrics are read by the Prometheus pull reader that `/metrics` serializes.
  */
 export function startTelemetry(entry: string | undefined = process.argv[1]): void {
   if (sdk) return;
   const config = loadTelemetryConfig();
   if (config.disabled) return;
+  const tracing = config.tracesConfigured;
   // Pull reader only: `/metrics` is served by the app (ops-server.ts), never by the exporter.
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   setMetricsReader(prometheus);
   sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, wins: only name the service when the operator did not.
     ...(config.serviceName ? {} : { serviceName: defaultServiceName(entry) }),
+    // OTEL_RESOURCE_ATTRIBUTES (the env detector) overrides these. The process detector is left
+    // out: its command line and executable path would put machine paths in every span.
+    resource: resourceFromAttributes({
+      'service.version': tetherVersion(),
+      'deployment.environment.name': config.deploymentEnvironment,
+    }),
+    resourceDetectors: [hostDetector, serviceInstanceIdDetector, envDetector],
     metricReaders: [prometheus],
-    // No span processor at all when nobody collects traces (see TelemetryConfig.tracesConfigured);
-    // otherwise the SDK builds them from OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*.
-    ...(config.tracesConfigured ? {} : { spanProcessors: [] }),
-    // Instrumentations only make spans; Tether's metrics are its own. Patching every HTTP request,
-    // Redis command and query costs about a tenth of the api's CPU, so only when traces go somewhere.
-    instrumentations: config.tracesConfigured
-      ? [
-          new HttpInstrumentation({ ignoreIncomingRequestHook: untraced }),
-          new FastifyOtelInstrumentation({ registerOnInitialization: true }),
-          new IORedisInstrumentation({ requireParentSpan: true }),
-          new PgInstrumentation({ requireParentSpan: true }),
-          new PrismaInstrumentation(),
-        ]
-      : [],
+    views,
+    // No span processor at all when nobody collects traces (see TelemetryConfig.tracesConfigured),
+    // and a sampler that records nothing, so instrumented calls cost a no-op span; otherwise the
+    // SDK builds them from OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_* / OTEL_TRACES_SAMPLER.
+    ...(tracing ? {} : { spanProcessors: [], sampler: new AlwaysOffSampler() }),
+    instrumentations: instrumentations(tracing),
   });
   sdk.start();
+  registerProcessMetrics();
   // The apps are ES modules: a static `import { Redis } from 'ioredis'` never passes through
   // `require`, so the hook would miss it. Loading these CommonJS packages once through `require`
   // here lets the instrumentations patch their prototypes before the app imports them.
-  if (!config.tracesConfigured) return;
   const require = createRequire(import.meta.url);
-  for (const name of ['ioredis', 'pg', 'node:http']) {
+  for (const name of tracing ? ['ioredis', 'pg', 'node:http'] : ['pg', 'node:http']) {
     try {
       require(name);
     } catch {

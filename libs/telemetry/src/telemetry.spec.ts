@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadTelemetryConfig, metricsPortVar } from './config.js';
 import { JsonLogger } from './logger.js';
 import { subjectLabel } from './metrics.js';
+import { prometheusName } from './reader.js';
 import { defaultServiceName } from './service-name.js';
 import { readiness } from './health.js';
 
@@ -10,6 +11,16 @@ test('subject labels drop the namespace and ids, so the label set stays small', 
   expect(subjectLabel('tether.router.edge-agent')).toBe('router.edge-agent');
   expect(subjectLabel('ns1.edge.123456.rpc')).toBe('edge.*.rpc');
   expect(subjectLabel('ns1.session.0123abcd.journal')).toBe('session.*.journal');
+});
+
+test('Prometheus names carry the unit once: seconds, bytes; annotations and ratios add nothing', () => {
+  expect(prometheusName('tether.http.request.duration', 's')).toBe('tether.http.request.duration_seconds');
+  expect(prometheusName('process.memory.usage', 'By')).toBe('process.memory.usage_bytes');
+  expect(prometheusName('tether.x_seconds', 's')).toBe('tether.x_seconds');
+  expect(prometheusName('messaging.client.sent.messages', '{message}')).toBe(
+    'messaging.client.sent.messages',
+  );
+  expect(prometheusName('nodejs.eventloop.utilization', '1')).toBe('nodejs.eventloop.utilization');
 });
 
 test('TETHER_METRICS_PORT: default, off, ephemeral, and a clear error for a bad value', () => {

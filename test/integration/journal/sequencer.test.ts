@@ -1,4 +1,4 @@
-// Invariants 1–3 of ARCHITECTURE.md on the real chain: several router replicas sequence one
+// Invariants 1–3 of docs/architecture.md on the real chain: several router replicas sequence one
 // session's journal with no gap and no reuse; a Redis that loses everything (FLUSHALL on a
 // private redis-server, never the shared one) is re-seeded from the stream so the epoch continues,
 // and when the stream cannot tell, the epoch rolls; history folds every row into the reduced

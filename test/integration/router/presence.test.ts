@@ -41,6 +41,36 @@ describe('router edge presence', () => {
     expect(await suite.redis.exists(`${suite.namespace}:edge:302:presence`)).toBe(0);
   });
 
+  it('keeps an edge online for 2 of its announced intervals, and offline at once when it leaves', async () => {
+    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('304'), interval_ms: 400 }));
+    await eventually(
+      () => online(['304']),
+      (value) => value.online.length === 1,
+    );
+    const key = `${suite.namespace}:edge:304:presence`;
+    const ttl = await suite.redis.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(800);
+    expect(JSON.parse((await suite.redis.get(key))!)).toMatchObject({ ttl_ms: 800 });
+
+    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('304'), leaving: true }));
+    await eventually(
+      () => online(['304']),
+      (value) => value.online.length === 0,
+    );
+    expect(JSON.parse((await suite.redis.get(key))!)).toMatchObject({ leaving: true });
+  });
+
+  it('refuses a heartbeat announcing an interval outside the bounds', async () => {
+    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson({ ...heartbeat('305'), interval_ms: 5 }));
+    suite.nc.publish(suite.subjects.edgeHeartbeat, encodeJson(heartbeat('306')));
+    await eventually(
+      () => online(['306']),
+      (value) => value.online.length === 1,
+    );
+    expect(await suite.redis.exists(`${suite.namespace}:edge:305:presence`)).toBe(0);
+  });
+
   it('answers an empty list for no ids', async () => {
     await expect(online([])).resolves.toEqual({ online: [] });
   });

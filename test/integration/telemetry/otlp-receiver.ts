@@ -14,6 +14,8 @@ export interface ReceivedSpan {
   kind: number;
   attributes: Record<string, AttributeValue>;
   events: { name: string; attributes: Record<string, AttributeValue> }[];
+  /** Span links: the trace and span each one points at. */
+  links: { traceId: string; spanId: string }[];
 }
 
 interface OtlpValue {
@@ -34,6 +36,7 @@ interface OtlpSpan {
   kind: number;
   attributes?: OtlpKeyValue[];
   events?: { name: string; attributes?: OtlpKeyValue[] }[];
+  links?: { traceId: string; spanId: string }[];
 }
 interface OtlpTraces {
   resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -96,6 +99,7 @@ export class OtlpReceiver {
               name: event.name,
               attributes: attributes(event.attributes),
             })),
+            links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           });
         }
       }

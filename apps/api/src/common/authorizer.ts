@@ -31,7 +31,7 @@ export interface AuthorizeQuery {
 
 /**
  * `history.authorize` with a short memory of positive answers (docs/contract.md "Authorization").
- * Every edge call is authorized (ARCHITECTURE.md invariant 6), and asking history each time was
+ * Every edge call is authorized (docs/architecture.md invariant 6), and asking history each time was
  * an extra NATS round trip plus a Postgres query per poll (B1). A "yes" for (actor, connector,
  * access) is reused for at most `authorizeCacheMs`; refusals and failures are never kept. Anything
  * that can revoke drops the actor's decisions at once: history's grants-changed notice (access

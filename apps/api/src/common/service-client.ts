@@ -13,6 +13,12 @@ type HistoryRequest = Extract<RequestName, `history${string}`>;
  */
 const ROUTER_PRESENCE_TIMEOUT_MS = Limits.HISTORY_RPC_TIMEOUT_MS;
 
+/** A watch waits up to WATCH_WAIT_MS by design: its latency is kept apart from the others'. */
+function isWatch(payload: unknown): boolean {
+  const request = (payload as { request?: { action?: unknown } }).request;
+  return request?.action === 'watch';
+}
+
 /** The api's only way out: typed NATS requests to the router and to history. */
 @Injectable()
 export class ServiceClient {
@@ -23,7 +29,7 @@ export class ServiceClient {
 
   router<N extends RouterRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {
     const timeoutMs = name === 'routerEdgeAgent' ? Limits.API_ROUTER_TIMEOUT_MS : ROUTER_PRESENCE_TIMEOUT_MS;
-    return requestService(this.nc, this.subjects, name, payload, { timeoutMs });
+    return requestService(this.nc, this.subjects, name, payload, { timeoutMs, longPoll: isWatch(payload) });
   }
 
   history<N extends HistoryRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {

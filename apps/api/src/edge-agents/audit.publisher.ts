@@ -10,7 +10,7 @@ import {
   type EdgeAgentRequest,
   type Subjects,
 } from '#contracts';
-import { encodeJson, ensureAuditStream, NATS_CONNECTION } from '#messaging';
+import { encodeJson, ensureAuditStream, NATS_CONNECTION, withSendSpan } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 
 const AUDITED: ReadonlySet<string> = new Set(AUDITED_ACTIONS);
@@ -80,15 +80,17 @@ export class AuditPublisher implements OnApplicationBootstrap {
   publish(actorId: string, request: EdgeAgentRequest, status: string, traceparent: string | undefined): void {
     if (!isAudited(request.action)) return;
     const record = auditRecord(actorId, { ...request, action: request.action }, status, traceparent);
-    this.js
-      .publish(this.subjects.auditRecords, encodeJson(record), {
+    const body = encodeJson(record);
+    withSendSpan(this.subjects.auditRecords, { messageId: record.id, bodySize: body.length }, (headers) =>
+      this.js.publish(this.subjects.auditRecords, body, {
         msgID: record.id,
         timeout: AUDIT_PUBLISH_TIMEOUT_MS,
-      })
-      .catch((error: unknown) => {
-        this.logger.error(
-          `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
-        );
-      });
+        headers,
+      }),
+    ).catch((error: unknown) => {
+      this.logger.error(
+        `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
+      );
+    });
   }
 }

@@ -1,10 +1,12 @@
 // Announces this edge to the routers: who it is, what it can run and how full it is. A router
-// counts the edge online while heartbeats keep arriving (EDGE_PRESENCE_TTL_MS).
+// counts the edge online while heartbeats keep arriving (2 of its announced intervals), and
+// offline at once when the edge says it is leaving.
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Limits, type EdgeHeartbeat, type Subjects } from '#contracts';
-import { NATS_CONNECTION, encodeJson } from '#messaging';
+import { NATS_CONNECTION, encodeJson, withSendSpan } from '#messaging';
+import { traceBackground } from '#telemetry';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { AGENT_DRIVER, SessionsService } from '../sessions/sessions.service.js';
@@ -33,24 +35,39 @@ export class HeartbeatService {
       live_sessions: this.sessions.liveSessions,
       max_sessions: Limits.EDGE_LIVE_SESSIONS_MAX,
       sent_at: Date.now(),
+      interval_ms: this.config.heartbeatIntervalMs,
     };
   }
 
-  private publish(): void {
-    try {
-      this.nc.publish(this.subjects.edgeHeartbeat, encodeJson(this.heartbeat()));
-    } catch (error) {
+  /**
+   * One heartbeat, as a short background trace of its own (sampled by
+   * TETHER_TRACE_BACKGROUND_RATIO): never part of whichever request's context was active when the
+   * timer was set. `leaving` tells the routers the edge is shutting down.
+   */
+  private publish(leaving = false): void {
+    const subject = this.subjects.edgeHeartbeat;
+    void traceBackground('edge.heartbeat', () => {
+      const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
+      return withSendSpan(subject, { bodySize: body.length }, async (headers) => {
+        this.nc.publish(subject, body, { headers });
+      });
+    }).catch((error: unknown) => {
       this.log.warn(`Heartbeat not sent: ${(error as Error).message}`);
-    }
+    });
   }
 
   start(): void {
     this.publish();
-    this.timer = setInterval(() => this.publish(), Limits.EDGE_HEARTBEAT_INTERVAL_MS);
+    this.timer = setInterval(() => this.publish(), this.config.heartbeatIntervalMs);
   }
 
-  stop(): void {
+  /**
+   * Stops the heartbeats. `announce` tells the routers the edge is leaving (a clean shutdown), so
+   * calls waiting on it are answered now instead of after its presence runs out.
+   */
+  stop(announce = false): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (announce) this.publish(true);
   }
 }

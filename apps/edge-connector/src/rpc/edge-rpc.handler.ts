@@ -92,9 +92,9 @@ export class EdgeRpcHandler {
       }
     }, Limits.EDGE_RPC_TIMEOUT_MS);
     // A child of the router's request span (trace context in the headers): one trace per call.
-    const work = withIncomingTrace(`edge.rpc ${rpc.request.action}`, msg.subject, msg.headers, 'server', () =>
-      this.sessions.handle(rpc, controller.signal),
-    )
+    const work = withIncomingTrace(msg, () => this.sessions.handle(rpc, controller.signal), {
+      attributes: { 'tether.action': rpc.request.action },
+    })
       .then((value) => {
         if (!answered) {
           answered = true;

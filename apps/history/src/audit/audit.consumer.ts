@@ -67,7 +67,7 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private async run(messages: ConsumerMessages): Promise<void> {
     for await (const msg of messages) {
       if (this.messages !== messages) break;
-      await consumeTraced(msg, 'history.audit.write', () => this.handle(msg));
+      await consumeTraced(msg, this.subjects.historyAuditConsumer, () => this.handle(msg));
     }
   }
 

@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
+import { traceBackground } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { CompactionPolicy } from './compaction-policy.js';
@@ -43,7 +44,10 @@ export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     const { intervalMs } = this.config.journalCompaction;
     if (intervalMs === 0) return;
-    this.timer = setInterval(() => void this.tick(), intervalMs);
+    this.timer = setInterval(
+      () => void traceBackground('history.journal-compaction', () => this.tick()),
+      intervalMs,
+    );
     this.timer.unref();
   }
 

@@ -182,10 +182,10 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       // A lone message takes the same (cheapest) write path as a batch, in its own trace span.
       outcomes =
         entries.length === 1
-          ? await consumeTraced(entries[0]!.msg, 'history.journal.write', persist)
+          ? await consumeTraced(entries[0]!.msg, this.subjects.historyJournalConsumer, persist)
           : await consumeBatchTraced(
               entries.map(({ msg }) => msg),
-              'history.journal.write',
+              this.subjects.historyJournalConsumer,
               persist,
             );
     } catch (error) {
@@ -198,7 +198,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
       );
       for (const { msg } of entries) {
-        await consumeTraced(msg, 'history.journal.write', () => this.handle(msg));
+        await consumeTraced(msg, this.subjects.historyJournalConsumer, () => this.handle(msg));
       }
       return;
     }

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
+import { EdgeLiveness } from './edge-liveness.js';
 import { EdgeRpcClient } from './edge-rpc.client.js';
 import { HistoryClient } from './history.client.js';
 import { RedisKeys } from './redis-keys.js';
@@ -29,10 +30,20 @@ export class CoreModule {
         { provide: RedisKeys, useValue: new RedisKeys(runtime.subjects.namespace) },
         redisProvider,
         RedisLifecycle,
+        EdgeLiveness,
         EdgeRpcClient,
         HistoryClient,
       ],
-      exports: [ROUTER_CONFIG, NATS_CONNECTION, SUBJECTS, REDIS, RedisKeys, EdgeRpcClient, HistoryClient],
+      exports: [
+        ROUTER_CONFIG,
+        NATS_CONNECTION,
+        SUBJECTS,
+        REDIS,
+        RedisKeys,
+        EdgeLiveness,
+        EdgeRpcClient,
+        HistoryClient,
+      ],
     };
   }
 }

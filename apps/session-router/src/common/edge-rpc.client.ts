@@ -20,6 +20,7 @@ import {
   requestJson,
 } from '#messaging';
 import type { RouterConfig } from '../config.js';
+import { EdgeLiveness } from './edge-liveness.js';
 import { EDGE_ID_PATTERN } from './limits.js';
 import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
 
@@ -32,6 +33,9 @@ import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
  *   answer was unreadable: the edge may have acted on it.
  */
 export type Delivery = 'answered' | 'not_delivered' | 'unconfirmed';
+
+/** What a call resolves to when its edge is found offline before it answers. */
+const EDGE_OFFLINE = Symbol('edge offline');
 
 /**
  * Watches the calls of one action made inside `EdgeRpcClient.observe` (the mutation ledger's
@@ -67,6 +71,7 @@ export class EdgeRpcClient {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     @Inject(ROUTER_CONFIG) config: RouterConfig,
+    private readonly liveness: EdgeLiveness,
   ) {
     this.timeoutMs = config.edgeRpcTimeoutMs;
   }
@@ -99,12 +104,27 @@ export class EdgeRpcClient {
       });
       if (!proceed) return { result: result('unavailable'), delivery: 'not_delivered' };
     }
+    // An edge just found dead or hung is not asked again: the answer would be the same, later.
+    if (await this.liveness.isKnownOffline(edgeId)) {
+      return { result: result('unavailable'), delivery: 'not_delivered' };
+    }
     let reply: unknown;
+    let untrack = (): void => {};
     try {
-      reply = await requestJson<unknown>(this.nc, this.subjects.edgeRpc(edgeId), rpc, {
+      const offline = new Promise<typeof EDGE_OFFLINE>((resolve) => {
+        untrack = this.liveness.track(edgeId, () => resolve(EDGE_OFFLINE));
+      });
+      const request = requestJson<unknown>(this.nc, this.subjects.edgeRpc(edgeId), rpc, {
         timeoutMs: this.timeoutMs,
         maxReplyBytes: Limits.RPC_PAYLOAD_LIMIT_BYTES,
       });
+      // The request goes on until its timeout when the edge is found offline first; nobody reads it.
+      request.catch(() => undefined);
+      reply = await Promise.race([request, offline]);
+      if (reply === EDGE_OFFLINE) {
+        this.log.warn(`Edge ${edgeId} went offline while ${rpc.request.action} waited for it.`);
+        return { result: result('unavailable'), delivery: 'unconfirmed' };
+      }
     } catch (error) {
       if (error instanceof RpcUnavailableError) {
         // No responders: the edge never got it. A timeout or a dropped connection: it may have.
@@ -117,6 +137,8 @@ export class EdgeRpcClient {
       }
       this.log.error(`Edge ${edgeId} call for ${rpc.request.action} failed: ${(error as Error).message}`);
       return { result: result('unavailable'), delivery: 'unconfirmed' };
+    } finally {
+      untrack();
     }
     const checked = this.check(edgeId, rpc.request.action, reply);
     // An answer outside the contract is no first-hand refusal: the edge may have acted.

@@ -1,5 +1,5 @@
 // Every Redis key of the router, in one place. Per-session keys carry the session id in a hash
-// tag so all of a session's keys land in one Redis Cluster slot (ARCHITECTURE.md "Names").
+// tag so all of a session's keys land in one Redis Cluster slot (docs/architecture.md "Names").
 export class RedisKeys {
   constructor(private readonly namespace: string) {}
 

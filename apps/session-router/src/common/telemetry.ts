@@ -1,7 +1,15 @@
 // The router's ops endpoints and gauges: leases (one ZCARD), watches waiting in this process,
 // and edges online (a bounded SCAN of presence keys), all read only when /metrics is scraped.
 import type { Redis } from 'ioredis';
-import { METRIC, natsCheck, redisCheck, registerGauge, startOpsServer, type OpsServer } from '#telemetry';
+import {
+  METRIC,
+  exportSubmissionSettlements,
+  natsCheck,
+  redisCheck,
+  registerGauge,
+  startOpsServer,
+  type OpsServer,
+} from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import type { RunningRouter } from '../router.js';
 import { WatchService } from '../watch/watch.service.js';
@@ -35,6 +43,7 @@ export function startRouterTelemetry(router: RunningRouter, config: RouterConfig
   registerGauge(METRIC.connectorsOnline, 'Edges with a live presence key.', () =>
     countPresence(redis, keys.presence('*')),
   );
+  exportSubmissionSettlements();
   return startOpsServer({
     service: 'session-router',
     port: config.metricsPort,

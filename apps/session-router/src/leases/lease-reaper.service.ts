@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { EDGE_AGENT_RPC_VERSION, type EdgeAgentResult } from '#contracts';
+import { traceBackground } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import {
@@ -40,7 +41,10 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.leaseReaperIntervalMs);
+    this.timer = setInterval(
+      () => void traceBackground('router.lease-reaper', () => this.tick()),
+      this.config.leaseReaperIntervalMs,
+    );
     this.timer.unref();
   }
 

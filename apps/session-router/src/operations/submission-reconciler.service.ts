@@ -14,7 +14,7 @@ import {
   type OpenSubmissionPosition,
   type Submission,
 } from '#contracts';
-import { recordSubmissionsSettled } from '#telemetry';
+import { recordSubmissionsSettled, traceBackground } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
@@ -87,7 +87,8 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
+      // A round of its own trace, not the one of the request that happened to schedule the timer.
+      this.running = traceBackground('router.submission-sweep', () => this.tick()).finally(() => {
         this.running = undefined;
         this.schedule(this.config.submissionSweepIntervalMs);
       });

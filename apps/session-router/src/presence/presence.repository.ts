@@ -1,17 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { Limits } from '#contracts';
 import { RedisKeys } from '../common/redis-keys.js';
+import { parsePresence, type PresenceRecord } from '../common/presence-record.js';
 import { REDIS } from '../common/tokens.js';
 
-export interface PresenceRecord {
-  device: string;
-  agent_kinds: string[];
-  installations: number;
-  live_sessions: number;
-  max_sessions: number;
-  seen_at: number;
-}
+export type { PresenceRecord } from '../common/presence-record.js';
+
+/** A leaving edge's record stays this long, so every replica's next liveness check reads it. */
+const LEAVING_RECORD_MS = 10_000;
 
 @Injectable()
 export class PresenceRepository {
@@ -22,18 +18,21 @@ export class PresenceRepository {
 
   /** The key lives as long as the edge keeps sending heartbeats; silence makes it offline. */
   async record(edgeId: string, record: PresenceRecord): Promise<void> {
-    await this.redis.set(
-      this.keys.presence(edgeId),
-      JSON.stringify(record),
-      'PX',
-      Limits.EDGE_PRESENCE_TTL_MS,
-    );
+    const ttl = record.leaving ? LEAVING_RECORD_MS : record.ttl_ms;
+    await this.redis.set(this.keys.presence(edgeId), JSON.stringify(record), 'PX', ttl);
   }
 
-  /** Which of the ids have a live presence key, in one round trip. */
+  /** Which of the ids are online (a record that is not leaving), in one pipelined round trip. */
   async online(edgeIds: string[]): Promise<string[]> {
     if (edgeIds.length === 0) return [];
-    const values = await this.redis.mget(edgeIds.map((id) => this.keys.presence(id)));
-    return edgeIds.filter((_, index) => values[index] !== null);
+    const pipeline = this.redis.pipeline();
+    // One GET per key: presence keys of different edges may live in different cluster slots.
+    for (const id of edgeIds) pipeline.get(this.keys.presence(id));
+    const replies = (await pipeline.exec()) ?? [];
+    return edgeIds.filter((_, index) => {
+      const [error, raw] = replies[index] ?? [null, null];
+      const record = error ? null : parsePresence(typeof raw === 'string' ? raw : null);
+      return record !== null && !record.leaving;
+    });
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Limits, verifyEdgeToken, type EdgeHeartbeat, type PresenceReply } from '#contracts';
 import type { RouterConfig } from '../config.js';
 import { EDGE_ID_PATTERN } from '../common/limits.js';
+import { presenceTtlMs } from '../common/presence-record.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
 import { PresenceRepository } from './presence.repository.js';
 
@@ -30,6 +31,8 @@ export class PresenceService {
       live_sessions: heartbeat.live_sessions,
       max_sessions: heartbeat.max_sessions,
       seen_at: Date.now(),
+      ttl_ms: presenceTtlMs(heartbeat),
+      ...(heartbeat.leaving ? { leaving: true } : {}),
     });
   }
 

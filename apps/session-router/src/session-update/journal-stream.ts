@@ -8,7 +8,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isSubmissionEntry, journalMessageSchema, type JournalMessage, type Subjects } from '#contracts';
-import { NATS_CONNECTION, decodeJson, encodeJson, ensureSessionsStream, traceHeaders } from '#messaging';
+import { NATS_CONNECTION, decodeJson, encodeJson, ensureSessionsStream, withSendSpan } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
 
 /** How long the router waits for JetStream to store a journal entry before the edge retries. */
@@ -56,13 +56,24 @@ export class JournalStream implements OnModuleInit {
     msgId: string,
     expectedLastSubjectSequence: number,
   ): Promise<PublishOutcome> {
+    const subject = this.subjects.sessionJournal(entry.session_id);
+    const body = encodeJson(entry);
     try {
-      const ack = await this.js.publish(this.subjects.sessionJournal(entry.session_id), encodeJson(entry), {
-        msgID: msgId,
-        timeout: JOURNAL_PUBLISH_TIMEOUT_MS,
-        headers: traceHeaders(),
-        expect: { lastSubjectSequence: expectedLastSubjectSequence },
-      });
+      const ack = await withSendSpan(
+        subject,
+        {
+          messageId: msgId,
+          bodySize: body.length,
+          errorType: (error) => (isWrongLastSequence(error) ? 'moved' : 'error'),
+        },
+        (headers) =>
+          this.js.publish(subject, body, {
+            msgID: msgId,
+            timeout: JOURNAL_PUBLISH_TIMEOUT_MS,
+            headers,
+            expect: { lastSubjectSequence: expectedLastSubjectSequence },
+          }),
+      );
       return { kind: ack.duplicate ? 'duplicate' : 'stored', streamSequence: ack.seq };
     } catch (error) {
       if (isWrongLastSequence(error)) return { kind: 'moved' };

@@ -18,7 +18,7 @@ import {
   type LifecycleEventType,
   type Subjects,
 } from '#contracts';
-import { decodeJson, encodeJson, traceHeaders } from '#messaging';
+import { decodeJson, encodeJson, withSendSpan } from '#messaging';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
 
@@ -303,11 +303,11 @@ export class LifecyclePublisher {
 
   private async publish(events: LifecycleEvent[]): Promise<void> {
     for (const event of events) {
-      await this.js.publish(this.subjects.sessionLifecycle(event.session_id), encodeJson(event), {
-        msgID: event.id,
-        timeout: LIFECYCLE_PUBLISH_TIMEOUT_MS,
-        headers: traceHeaders(),
-      });
+      const subject = this.subjects.sessionLifecycle(event.session_id);
+      const body = encodeJson(event);
+      await withSendSpan(subject, { messageId: event.id, bodySize: body.length }, (headers) =>
+        this.js.publish(subject, body, { msgID: event.id, timeout: LIFECYCLE_PUBLISH_TIMEOUT_MS, headers }),
+      );
     }
   }
 

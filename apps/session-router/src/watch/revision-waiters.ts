@@ -15,12 +15,13 @@ export class RevisionWaiters {
 
   /**
    * Registers a waiter for a revision above `cursor`. `wait(ms)` resolves true when woken, false
-   * on timeout; `dispose()` must be called on every path, and is idempotent.
+   * on timeout; `wake()` ends the wait early for another reason (its edge went offline);
+   * `dispose()` must be called on every path, and is idempotent.
    */
   register(
     sessionId: string,
     cursor: number,
-  ): { wait: (ms: number) => Promise<boolean>; dispose: () => void } {
+  ): { wait: (ms: number) => Promise<boolean>; wake: () => void; dispose: () => void } {
     let wake!: () => void;
     let woken = false;
     const wokenPromise = new Promise<void>((resolve) => {
@@ -60,7 +61,7 @@ export class RevisionWaiters {
       }
       return woken;
     };
-    return { wait, dispose };
+    return { wait, wake, dispose };
   }
 
   /** Wakes the session's waiters whose cursor is below `revision`. */

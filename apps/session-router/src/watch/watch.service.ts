@@ -9,6 +9,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult, type Subjects } from '#contracts';
 import { NATS_CONNECTION, decodeJson } from '#messaging';
 import type { RouterConfig } from '../config.js';
+import { EdgeLiveness } from '../common/edge-liveness.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { SESSION_ID_PATTERN, WATCH_WAITERS_MAX } from '../common/limits.js';
 import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
@@ -36,6 +37,7 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SUBJECTS) private readonly subjects: Subjects,
     private readonly repository: WatchRepository,
     private readonly edge: EdgeRpcClient,
+    private readonly liveness: EdgeLiveness,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -90,6 +92,8 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
     }
     // Register before reading Redis, so a notice landing between the read and the wait is not missed.
     const waiter = this.waiters.register(sessionId, cursor);
+    // An edge that dies or hangs meanwhile ends the wait: the poll below then answers offline.
+    const untrack = this.liveness.track(rpc.request.edge_id, () => waiter.wake());
     try {
       let stored;
       try {
@@ -104,6 +108,7 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
       if (stored.revision > cursor || stored.closed) return await this.poll(rpc);
       await waiter.wait(this.config.watchWaitMs);
     } finally {
+      untrack();
       waiter.dispose();
     }
     // A burst of updates usually follows the first one; one reply carries them all.

@@ -1,5 +1,5 @@
 // Bounds of the Codex driver. Values come from the reference edge
-// (../shared/design/reference/liaison-edge-agent.md §3, §2.3) unless a line says otherwise.
+// (the liaison reference §3, §2.3; docs/architecture.md) unless a line says otherwise.
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

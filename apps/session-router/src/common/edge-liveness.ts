@@ -1,0 +1,176 @@
+// Edge liveness for the calls that wait on an edge in this process (docs/reliability.md "Edge
+// liveness"). A dead edge's RPC subscription vanishes with its connection (NATS answers "no
+// responders" at once), but a hung one keeps it open and a call would wait for the full RPC
+// timeout, and a watch for its full wait. So while anything here waits on an edge, its presence
+// (kept in Redis by whichever replica records its heartbeats) is checked every few hundred ms,
+// and the waiters are released the moment the edge is found offline. A presence that ran out is
+// confirmed with a probe before anyone is told: an empty request on the edge's RPC subject, which
+// every edge version answers at once (`invalid_request`, no session touched). "No responders"
+// (the edge's connection is gone) or no answer within PROBE_TIMEOUT_MS (hung) is offline; an answer
+// means only its heartbeat was late, and it stays online.
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Redis } from 'ioredis';
+import type { Subjects } from '#contracts';
+import { NATS_CONNECTION } from '#messaging';
+import type { RouterConfig } from '../config.js';
+import { RedisKeys } from './redis-keys.js';
+import { REDIS, ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+import { isOffline, parsePresence, type PresenceRecord } from './presence-record.js';
+
+/**
+ * An edge this replica has never seen present gets this long before a missing presence counts as
+ * offline: one default heartbeat and a margin, so a presence lost with Redis (a restart, a
+ * FLUSHALL) is restored by the edge's next heartbeat before anyone is told it is offline.
+ */
+const UNSEEN_GRACE_MS = 1_500;
+/** A call refused because its edge was just found offline is refused without asking for this long. */
+const KNOWN_OFFLINE_MS = 1_000;
+/** An edge that answers nothing for this long while its presence has run out is hung. */
+const PROBE_TIMEOUT_MS = 500;
+const EMPTY = new Uint8Array(0);
+
+interface Tracked {
+  callbacks: Set<() => void>;
+  /** When the edge was last known present: its record's `seen_at`, or when tracking began. */
+  lastSeenAt: number;
+  /** How long after `lastSeenAt` a missing presence means offline. */
+  graceMs: number;
+}
+
+@Injectable()
+export class EdgeLiveness implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(EdgeLiveness.name);
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly offlineAt = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private checking = false;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SUBJECTS) private readonly subjects: Subjects,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.check(), this.config.edgeLivenessCheckMs);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Edges with something waiting on them here right now. */
+  get watched(): number {
+    return this.tracked.size;
+  }
+
+  /**
+   * True when a check in the last second found the edge offline and no heartbeat came since: a
+   * new call need not be sent. Costs a Redis read only on that path, so an edge that is back is
+   * asked again at once.
+   */
+  async isKnownOffline(edgeId: string): Promise<boolean> {
+    const at = this.offlineAt.get(edgeId);
+    if (at === undefined || Date.now() - at >= KNOWN_OFFLINE_MS) return false;
+    try {
+      const record = parsePresence(await this.redis.get(this.keys.presence(edgeId)));
+      if (record && !record.leaving && record.seen_at > at) {
+        this.offlineAt.delete(edgeId);
+        return false;
+      }
+    } catch {
+      // Redis away: keep the last judgement for the rest of its second.
+    }
+    return true;
+  }
+
+  /**
+   * Calls `onOffline` once if the edge is found offline while tracked. The returned function stops
+   * tracking and must be called on every path.
+   */
+  track(edgeId: string, onOffline: () => void): () => void {
+    let entry = this.tracked.get(edgeId);
+    if (!entry) {
+      entry = { callbacks: new Set(), lastSeenAt: Date.now(), graceMs: UNSEEN_GRACE_MS };
+      this.tracked.set(edgeId, entry);
+    }
+    const callback = () => onOffline();
+    entry.callbacks.add(callback);
+    return () => {
+      const current = this.tracked.get(edgeId);
+      if (!current?.callbacks.delete(callback)) return;
+      if (current.callbacks.size === 0) this.tracked.delete(edgeId);
+    };
+  }
+
+  /** One round: every tracked edge's presence in one pipelined read, then release the offline ones. */
+  async check(): Promise<void> {
+    if (this.checking || this.tracked.size === 0) return this.prune();
+    this.checking = true;
+    try {
+      const ids = [...this.tracked.keys()];
+      const pipeline = this.redis.pipeline();
+      // One GET per key, never an MGET: presence keys of different edges live in different slots.
+      for (const id of ids) pipeline.get(this.keys.presence(id));
+      const replies = (await pipeline.exec()) ?? [];
+      const now = Date.now();
+      const judged = ids.map((id, index) => {
+        const [error, raw] = replies[index] ?? [null, null];
+        if (error) return Promise.resolve();
+        return this.judge(id, parsePresence(typeof raw === 'string' ? raw : null), now);
+      });
+      await Promise.all(judged);
+    } catch (error) {
+      // Redis away: nobody can tell, so nobody is told offline; the RPC timeout still bounds calls.
+      this.log.warn(`Edge liveness check skipped: ${(error as Error).message}`);
+    } finally {
+      this.checking = false;
+      this.prune();
+    }
+  }
+
+  private async judge(edgeId: string, record: PresenceRecord | null, now: number): Promise<void> {
+    const entry = this.tracked.get(edgeId);
+    if (!entry) return;
+    if (record && !record.leaving) {
+      entry.lastSeenAt = Math.max(entry.lastSeenAt, record.seen_at);
+      entry.graceMs = record.ttl_ms;
+    }
+    if (!isOffline(record, entry.lastSeenAt, entry.graceMs, now)) return;
+    if (!record?.leaving && (await this.answers(edgeId))) {
+      // Alive, its heartbeat late (or its presence lost with Redis): ask again after another grace.
+      entry.lastSeenAt = Date.now();
+      return;
+    }
+    if (this.tracked.get(edgeId) !== entry) return;
+    this.offlineAt.set(edgeId, Date.now());
+    this.tracked.delete(edgeId);
+    this.log.log(`Edge ${edgeId} is offline; ${entry.callbacks.size} waiting call(s) released.`);
+    for (const callback of entry.callbacks) callback();
+  }
+
+  /** The probe: any answer at all means the edge's process is there and reading its subject. */
+  private async answers(edgeId: string): Promise<boolean> {
+    try {
+      await this.nc.request(this.subjects.edgeRpc(edgeId), EMPTY, { timeout: PROBE_TIMEOUT_MS });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [id, at] of this.offlineAt) if (now - at >= KNOWN_OFFLINE_MS) this.offlineAt.delete(id);
+  }
+}
