@@ -60,6 +60,36 @@ export default tseslint.config(
       ],
     },
   })),
+  // The console runs in the browser: its globals, and it reaches the api over HTTP only (wire types
+  // come from libs/contracts as type imports; limits as constants).
+  {
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'sessionStorage',
+          'crypto',
+          'btoa',
+          'atob',
+          'Blob',
+          'File',
+          'HTMLElement',
+          'HTMLDivElement',
+          'Event',
+          'PerformanceObserver',
+          'addEventListener',
+          'removeEventListener',
+          'confirm',
+          'prompt',
+          'ReadableStream',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },

@@ -11,6 +11,7 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { ServiceClient } from './common/service-client.js';
 import { API_CONFIG, SUBJECTS } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
+import { ConsoleModule } from './console/console.module.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
 import { EdgeAgentsModule } from './edge-agents/edge-agents.module.js';
 import { LimitsModule } from './limits/limits.module.js';
@@ -36,6 +37,7 @@ export class ApiModule {
         EdgeAgentsModule,
         AccessesModule,
         ConnectorsModule,
+        ConsoleModule,
         OpenApiModule,
         SessionsModule,
       ],

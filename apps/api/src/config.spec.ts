@@ -19,6 +19,20 @@ describe('api config', () => {
       limits: USER_LIMITS_DEFAULTS,
       metricsPort: 9464,
       shutdown: { graceMs: 20_000, delayMs: 0 },
+      console: {},
+    });
+  });
+
+  it('reads the console settings: OIDC client at the JWT issuer, scopes, trace links', () => {
+    const config = loadConfig(apiConfigSchema, {
+      TETHER_JWT_JWKS_URL: 'https://id.example.test/jwks',
+      TETHER_JWT_ISSUER: 'https://id.example.test',
+      TETHER_CONSOLE_OIDC_CLIENT_ID: 'tether-console',
+      TETHER_CONSOLE_TRACE_URL: 'http://jaeger.example.test/trace/{trace_id}',
+    });
+    expect(config.console).toEqual({
+      oidc: { issuer: 'https://id.example.test', clientId: 'tether-console', scopes: 'openid profile' },
+      traceUrlTemplate: 'http://jaeger.example.test/trace/{trace_id}',
     });
   });
 
@@ -101,6 +115,23 @@ describe('api config', () => {
     ['a bad port', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_HTTP_PORT: '70000' }],
     ['a bad namespace', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_NAMESPACE: 'Bad.Name' }],
     ['a zero heartbeat', { TETHER_JWT_SECRET: 'a-development-secret', TETHER_SSE_HEARTBEAT_MS: '0' }],
+    [
+      'an OIDC client without a JWKS and issuer',
+      { TETHER_JWT_SECRET: 'a-development-secret', TETHER_CONSOLE_OIDC_CLIENT_ID: 'tether-console' },
+    ],
+    [
+      'OIDC scopes with a quote',
+      {
+        TETHER_JWT_JWKS_URL: 'https://id.example.test/jwks',
+        TETHER_JWT_ISSUER: 'https://id.example.test',
+        TETHER_CONSOLE_OIDC_CLIENT_ID: 'tether-console',
+        TETHER_CONSOLE_OIDC_SCOPES: 'openid "x"',
+      },
+    ],
+    [
+      'a trace URL without {trace_id}',
+      { TETHER_JWT_SECRET: 'a-development-secret', TETHER_CONSOLE_TRACE_URL: 'http://jaeger/trace/' },
+    ],
     [
       'a re-check that is not a number',
       { TETHER_JWT_SECRET: 'a-development-secret', TETHER_SSE_REAUTHORIZE_MS: 'x' },

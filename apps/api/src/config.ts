@@ -52,6 +52,16 @@ export const USER_LIMITS_DEFAULTS: UserLimitsConfig = {
 };
 const RATE_MAX_PER_S = 100_000;
 const HELD_MAX = 100_000;
+/**
+ * The development stack's shared secret (`npm run stack`, `npm run token`). Everyone can read it,
+ * so an api that runs with it is a development api: only then does the console offer its
+ * development sign-in and the api mint tokens for it.
+ */
+export const DEVELOPMENT_JWT_SECRET = 'tether-dev-secret-change-me';
+/** Where the trace id goes in TETHER_CONSOLE_TRACE_URL. */
+export const TRACE_ID_PLACEHOLDER = '{trace_id}';
+/** OIDC scope tokens (RFC 6749 §3.3): printable ASCII without space, quote or backslash. */
+const SCOPES_PATTERN = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -81,6 +91,28 @@ const envSchema = z.object({
   ),
   TETHER_JWT_ISSUER: optionalString(),
   TETHER_JWT_AUDIENCE: optionalString(),
+  // The console's sign-in (docs/console.md): its OIDC client id at the issuer TETHER_JWT_ISSUER.
+  TETHER_CONSOLE_OIDC_CLIENT_ID: optionalString().pipe(
+    z
+      .string()
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
+  ),
+  TETHER_CONSOLE_OIDC_SCOPES: optionalString().pipe(
+    z
+      .string()
+      .max(1024)
+      .regex(SCOPES_PATTERN, 'must be space-separated scope tokens')
+      .default('openid profile'),
+  ),
+  // A link from each turn to its trace, e.g. http://jaeger:16686/trace/{trace_id}.
+  TETHER_CONSOLE_TRACE_URL: optionalString().refine(
+    (value) => value === undefined || (isHttpUrl(value) && value.includes(TRACE_ID_PLACEHOLDER)),
+    `must be an http:// or https:// URL containing ${TRACE_ID_PLACEHOLDER}`,
+  ),
+  // The built console (npm run build:console); unset: dist/console beside the api's build.
+  TETHER_CONSOLE_DIR: optionalString(),
   // SSE timers (docs/contract.md "Live events"); tests shorten them, deployments keep the defaults.
   TETHER_SSE_HEARTBEAT_MS: intVar(SSE_HEARTBEAT_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
   TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
@@ -122,6 +154,8 @@ export interface ApiConfig {
   shutdown?: { graceMs: number; delayMs: number };
   /** Per-user and per-edge limits; absent (a config built by hand): USER_LIMITS_DEFAULTS. */
   limits?: UserLimitsConfig;
+  /** The web console; absent (a config built by hand, as in-process tests do): no OIDC, no traces. */
+  console?: ConsoleConfig;
 }
 
 export interface UserLimitsConfig {
@@ -131,6 +165,15 @@ export interface UserLimitsConfig {
   edgeStreams: number;
   userWatches: number;
   edgeWatches: number;
+}
+
+/** What the console needs at run time; its public part is served at /api/v1/console/config. */
+export interface ConsoleConfig {
+  /** Authorization code + PKCE at the api's own token issuer; absent: no OIDC sign-in. */
+  oidc?: { issuer: string; clientId: string; scopes: string };
+  traceUrlTemplate?: string;
+  /** Folder of the built console; absent: dist/console. */
+  assetsDir?: string;
 }
 
 export interface SseConfig {
@@ -148,6 +191,16 @@ export const apiConfigSchema = envSchema
         path: ['TETHER_JWT_SECRET'],
         message: 'set exactly one of TETHER_JWT_SECRET (HS256) or TETHER_JWT_JWKS_URL',
       });
+    }
+    // The console signs in at the issuer whose tokens the api verifies: there must be one.
+    if (env.TETHER_CONSOLE_OIDC_CLIENT_ID !== undefined) {
+      if (!env.TETHER_JWT_JWKS_URL || !env.TETHER_JWT_ISSUER || !isHttpUrl(env.TETHER_JWT_ISSUER)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['TETHER_CONSOLE_OIDC_CLIENT_ID'],
+          message: 'needs TETHER_JWT_JWKS_URL and an http(s) TETHER_JWT_ISSUER (the OpenID provider)',
+        });
+      }
     }
   })
   .superRefine(refuseWeakSecrets([], ['TETHER_JWT_SECRET']))
@@ -175,4 +228,17 @@ export const apiConfigSchema = envSchema
     },
     metricsPort: env.TETHER_METRICS_PORT,
     shutdown: { graceMs: env.TETHER_SHUTDOWN_GRACE_MS, delayMs: env.TETHER_SHUTDOWN_DELAY_MS },
+    console: {
+      ...(env.TETHER_CONSOLE_OIDC_CLIENT_ID && env.TETHER_JWT_ISSUER
+        ? {
+            oidc: {
+              issuer: env.TETHER_JWT_ISSUER,
+              clientId: env.TETHER_CONSOLE_OIDC_CLIENT_ID,
+              scopes: env.TETHER_CONSOLE_OIDC_SCOPES,
+            },
+          }
+        : {}),
+      ...(env.TETHER_CONSOLE_TRACE_URL ? { traceUrlTemplate: env.TETHER_CONSOLE_TRACE_URL } : {}),
+      ...(env.TETHER_CONSOLE_DIR ? { assetsDir: env.TETHER_CONSOLE_DIR } : {}),
+    },
   }));

@@ -184,7 +184,7 @@ export async function startApi(
   label: string,
   key: JwtKeySource = { kind: 'secret', secret: SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
-  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'limits'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'limits' | 'console'>> = {},
 ): Promise<Harness> {
   const { natsUrl } = await testServices();
   const namespace = uniqueNamespace(label);

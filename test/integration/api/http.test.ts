@@ -28,15 +28,18 @@ describe('api HTTP behaviour common to every route', () => {
     expect(response.body).toEqual({ code: 405, message: 'method not allowed' });
   });
 
-  it.each(['/', '/api/v1', '/api/v1/edge-agents/', '/api/v1/edge-agents/x/y', '/api/v2/edge-agents'])(
-    'answers 404 for the unknown path %s',
-    async (path) => {
-      const response = await call(api, 'GET', path, { token: alice });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'not found' });
-      expect(response.headers.get('cache-control')).toBe('no-store');
-    },
-  );
+  it.each([
+    '/index.html',
+    '/api/v1',
+    '/api/v1/edge-agents/',
+    '/api/v1/edge-agents/x/y',
+    '/api/v2/edge-agents',
+  ])('answers 404 for the unknown path %s', async (path) => {
+    const response = await call(api, 'GET', path, { token: alice });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 404, message: 'not found' });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
 
   it('marks success and error responses no-store', async () => {
     const success = await call(api, 'GET', '/api/v1/agent-accesses', { token: alice });

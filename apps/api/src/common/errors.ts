@@ -65,3 +65,9 @@ export class TooManyRequestsError extends ApiError {
     super(detail);
   }
 }
+
+/** A console route with nothing behind it (console not built, development sign-in off). */
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly publicMessage = 'not found';
+}

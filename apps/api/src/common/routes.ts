@@ -9,6 +9,9 @@ export const ACCESSES_PATH = 'agent-accesses';
 export const SESSIONS_PATH = 'sessions';
 export const OPENAPI_DOCUMENT_PATH = 'openapi.json';
 export const OPENAPI_PAGE_PATH = 'docs';
+export const CONSOLE_ASSETS_PATH = 'assets/:name';
+export const CONSOLE_CONFIG_PATH = 'console/config';
+export const CONSOLE_DEV_TOKEN_PATH = 'console/dev-token';
 
 interface RouteMethods {
   pattern: RegExp;
@@ -26,6 +29,10 @@ const ROUTE_METHODS: readonly RouteMethods[] = [
   { pattern: /^\/api\/v1\/sessions\/[^/]+\/events$/, allow: ['GET', 'HEAD'] },
   { pattern: /^\/api\/v1\/openapi\.json$/, allow: ['GET', 'HEAD'] },
   { pattern: /^\/api\/v1\/docs$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/assets\/[^/]+$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/api\/v1\/console\/config$/, allow: ['GET', 'HEAD'] },
+  { pattern: /^\/api\/v1\/console\/dev-token$/, allow: ['POST'] },
 ];
 
 /** The methods a known path accepts, or null for an unknown path. */

@@ -11,9 +11,12 @@ import {
   EDGE_AGENTS_PATH,
   OPENAPI_DOCUMENT_PATH,
   OPENAPI_PAGE_PATH,
+  CONSOLE_CONFIG_PATH,
+  CONSOLE_DEV_TOKEN_PATH,
   SESSIONS_PATH,
 } from '../common/routes.js';
 import { enrollSchema } from '../connectors/connectors.schemas.js';
+import { devTokenSchema } from '../console/console.schemas.js';
 import { actionExample, ref, requestSchemas, resultSchemas, type Schema } from './edge-agent.schemas.js';
 
 export const OPENAPI_VERSION = '3.1.1';
@@ -476,6 +479,111 @@ function paths(): OpenApiDocument['paths'] {
   };
 }
 
+/** The console's page is revalidated on every load; its hashed assets never change. */
+const CONSOLE_PAGE_CACHE = {
+  'Cache-Control': {
+    description: 'Revalidate on every load.',
+    schema: { type: 'string', const: 'no-cache' },
+  },
+};
+const CONSOLE_ASSET_CACHE = {
+  'Cache-Control': {
+    description: 'Content-hashed name: cache for a year.',
+    schema: { type: 'string', const: 'public, max-age=31536000, immutable' },
+  },
+};
+const PUBLIC_ERRORS = { '405': responseRef('MethodNotAllowed'), '500': responseRef('InternalError') };
+const NOT_FOUND = errorResponse(404, 'Nothing here (console not built, or no such asset).', ['not found']);
+
+/** The web console (docs/console.md): its page, hashed assets, settings and dev sign-in. */
+function consolePaths(): OpenApiDocument['paths'] {
+  return {
+    '/': {
+      get: {
+        operationId: 'consolePage',
+        tags: ['console'],
+        summary: 'The web console',
+        description:
+          'HTML with `Cache-Control: no-cache` and a strict Content-Security-Policy (same-origin scripts and styles only; connections to the api and the OpenID provider). No authentication: the page signs in by itself.',
+        security: [],
+        responses: {
+          '200': {
+            description: 'The page.',
+            headers: CONSOLE_PAGE_CACHE,
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          '404': NOT_FOUND,
+          ...PUBLIC_ERRORS,
+        },
+      },
+    },
+    '/assets/{name}': {
+      parameters: [
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,200}$' },
+        },
+      ],
+      get: {
+        operationId: 'consoleAsset',
+        tags: ['console'],
+        summary: 'A console asset (script, style) by its content-hashed name',
+        description: 'Sent with `Cache-Control: public, max-age=31536000, immutable`.',
+        security: [],
+
+        responses: {
+          '200': {
+            description: 'The asset.',
+            headers: CONSOLE_ASSET_CACHE,
+            content: { '*/*': { schema: { type: 'string' } } },
+          },
+          '404': NOT_FOUND,
+          ...PUBLIC_ERRORS,
+        },
+      },
+    },
+    [path(CONSOLE_CONFIG_PATH)]: {
+      get: {
+        operationId: 'consoleConfig',
+        tags: ['console'],
+        summary: "The console's public settings: OpenID provider, development sign-in, trace links",
+        security: [],
+        responses: {
+          '200': ok('The settings.', ref('ConsoleConfig'), {
+            oidc: null,
+            dev_sign_in: true,
+            trace_url_template: null,
+          }),
+          ...PUBLIC_ERRORS,
+        },
+      },
+    },
+    [path(CONSOLE_DEV_TOKEN_PATH)]: {
+      post: {
+        operationId: 'consoleDevToken',
+        tags: ['console'],
+        summary: 'A development token (only when the api runs with the development secret)',
+        description:
+          'Signs a token with every permission for `sub`. Exists only while the api verifies tokens with the public development secret (`dev_sign_in: true`); otherwise 404.',
+        security: [],
+        requestBody: jsonBody(fromDecoder(devTokenSchema, 'The user to sign in as.')),
+        responses: {
+          '200': ok('The token.', {
+            type: 'object',
+            required: ['token', 'expires_in'],
+            properties: { token: { type: 'string' }, expires_in: { type: 'integer' } },
+          }),
+          '400': responseRef('BadRequest'),
+          '404': errorResponse(404, 'Not a development api.', ['not found']),
+          ...PUBLIC_ERRORS,
+        },
+      },
+    },
+  };
+}
+
 /** Fastify answers HEAD for every GET route (headers only); the document says so per route. */
 function withHeadOperations(all: OpenApiDocument['paths']): OpenApiDocument['paths'] {
   for (const item of Object.values(all)) {
@@ -488,7 +596,10 @@ function withHeadOperations(all: OpenApiDocument['paths']): OpenApiDocument['pat
       ...(get.security ? { security: get.security } : {}),
       ...(get['x-permissions'] ? { 'x-permissions': get['x-permissions'] } : {}),
       responses: {
-        '200': { description: 'The headers GET would send, without a body.', headers: NO_STORE },
+        '200': {
+          description: 'The headers GET would send, without a body.',
+          headers: (get.responses['200']?.['headers'] as Schema | undefined) ?? NO_STORE,
+        },
         default: { description: 'The status and headers GET would send, without a body.', headers: NO_STORE },
       },
     };
@@ -590,6 +701,32 @@ function components(): OpenApiDocument['components'] {
       ),
     },
     schemas: {
+      ConsoleConfig: {
+        type: 'object',
+        required: ['oidc', 'dev_sign_in', 'trace_url_template'],
+        properties: {
+          oidc: {
+            description: 'Authorization code + PKCE at this provider; null: no OpenID sign-in.',
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['issuer', 'client_id', 'scopes'],
+                properties: {
+                  issuer: { type: 'string', description: 'An http(s) URL.' },
+                  client_id: { type: 'string' },
+                  scopes: { type: 'string' },
+                },
+              },
+            ],
+          },
+          dev_sign_in: { type: 'boolean', description: 'True only with the development secret.' },
+          trace_url_template: {
+            type: ['string', 'null'],
+            description: "`{trace_id}` is replaced by a turn's trace id.",
+          },
+        },
+      },
       ErrorBody: {
         type: 'object',
         required: ['code', 'message'],
@@ -696,8 +833,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'agent-accesses', description: 'Saved installation + project entries.' },
       { name: 'documentation', description: 'This document and its page.' },
       { name: 'sessions', description: "A session's structured journal: pages and live events." },
+      { name: 'console', description: 'The web console: its page, assets, settings and sign-in.' },
     ],
-    paths: withHeadOperations(paths()),
+    paths: withHeadOperations({ ...paths(), ...consolePaths() }),
     components: components(),
   };
 }

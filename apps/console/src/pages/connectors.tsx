@@ -1,0 +1,115 @@
+import { useState } from 'preact/hooks';
+import { call } from '../api.js';
+import { useConnectors } from '../hooks.js';
+
+interface Enrollment {
+  connector: { id: string; name: string };
+  env: { TETHER_EDGE_ID: string; TETHER_EDGE_TOKEN: string; TETHER_NAMESPACE: string };
+}
+
+export function ConnectorsPage() {
+  const connectors = useConnectors();
+  const [name, setName] = useState('');
+  const [device, setDevice] = useState('');
+  const [enrolled, setEnrolled] = useState<Enrollment | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const enroll = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { name: name.trim(), ...(device.trim() ? { device: device.trim() } : {}) };
+      setEnrolled(await call<Enrollment>('POST', 'api/v1/edge-agents/connectors', body));
+      setName('');
+      setDevice('');
+      connectors.reload();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="connectors-title">
+      <h1 id="connectors-title">Connectors</h1>
+      {connectors.error && (
+        <p role="alert" class="error">
+          {connectors.error}
+        </p>
+      )}
+      <table>
+        <caption class="sr-only">Your connectors and whether they are online</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Device</th>
+            <th scope="col">State</th>
+            <th scope="col">Id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {connectors.data?.map((connector) => (
+            <tr key={connector.id}>
+              <td>{connector.name}</td>
+              <td>{connector.device ?? ''}</td>
+              <td>
+                <span class={connector.online ? 'badge on' : 'badge off'}>
+                  {connector.online ? 'Online' : 'Offline'}
+                </span>
+              </td>
+              <td class="mono">{connector.id}</td>
+            </tr>
+          ))}
+          {connectors.data?.length === 0 && (
+            <tr>
+              <td colSpan={4}>No connectors yet: enroll one below.</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+
+      <form class="card" onSubmit={(e) => void enroll(e)}>
+        <h2>Enroll a new edge</h2>
+        <label>
+          Name
+          <input value={name} required maxLength={120} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Device (optional)
+          <input value={device} maxLength={120} onInput={(e) => setDevice(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy}>
+          Enroll
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+
+      {enrolled && (
+        <section class="card secret" aria-labelledby="enrolled-title">
+          <h2 id="enrolled-title">Start the edge "{enrolled.connector.name}"</h2>
+          <p>
+            <strong>Shown once.</strong> Copy the token now: the console does not keep it and cannot show it
+            again.
+          </p>
+          <pre tabIndex={0} aria-label="Command to start the edge">
+            {`TETHER_NATS_URL=nats://<your-nats>:4222 \\
+TETHER_EDGE_ID=${enrolled.env.TETHER_EDGE_ID} \\
+TETHER_EDGE_TOKEN=${enrolled.env.TETHER_EDGE_TOKEN} \\
+TETHER_NAMESPACE=${enrolled.env.TETHER_NAMESPACE} \\
+TETHER_AGENT=codex node dist/apps/edge-connector/src/main.js`}
+          </pre>
+          <button type="button" onClick={() => setEnrolled(null)}>
+            I have copied it
+          </button>
+        </section>
+      )}
+    </section>
+  );
+}
