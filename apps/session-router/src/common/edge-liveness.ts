@@ -119,16 +119,11 @@ export class EdgeLiveness implements OnApplicationBootstrap, OnModuleDestroy {
     this.checking = true;
     try {
       const ids = [...this.tracked.keys()];
-      const pipeline = this.redis.pipeline();
-      // One GET per key, never an MGET: presence keys of different edges live in different slots.
-      for (const id of ids) pipeline.get(this.keys.presence(id));
-      const replies = (await pipeline.exec()) ?? [];
+      // One GET per key, never MGET or a pipeline: presence keys of different edges live in
+      // different Cluster slots (auto-pipelining still makes it one round trip per node).
+      const values = await Promise.all(ids.map((id) => this.redis.get(this.keys.presence(id))));
       const now = Date.now();
-      const judged = ids.map((id, index) => {
-        const [error, raw] = replies[index] ?? [null, null];
-        if (error) return Promise.resolve();
-        return this.judge(id, parsePresence(typeof raw === 'string' ? raw : null), now);
-      });
+      const judged = ids.map((id, index) => this.judge(id, parsePresence(values[index] ?? null), now));
       await Promise.all(judged);
     } catch (error) {
       // Redis away: nobody can tell, so nobody is told offline; the RPC timeout still bounds calls.

@@ -22,16 +22,16 @@ export class PresenceRepository {
     await this.redis.set(this.keys.presence(edgeId), JSON.stringify(record), 'PX', ttl);
   }
 
-  /** Which of the ids are online (a record that is not leaving), in one pipelined round trip. */
+  /**
+   * Which of the ids are online (a record that is not leaving). One GET per edge, never MGET or a
+   * pipeline: presence keys of different edges live in different Redis Cluster slots, and
+   * auto-pipelining still sends them in one round trip.
+   */
   async online(edgeIds: string[]): Promise<string[]> {
     if (edgeIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    // One GET per key: presence keys of different edges may live in different cluster slots.
-    for (const id of edgeIds) pipeline.get(this.keys.presence(id));
-    const replies = (await pipeline.exec()) ?? [];
+    const values = await Promise.all(edgeIds.map((id) => this.redis.get(this.keys.presence(id))));
     return edgeIds.filter((_, index) => {
-      const [error, raw] = replies[index] ?? [null, null];
-      const record = error ? null : parsePresence(typeof raw === 'string' ? raw : null);
+      const record = parsePresence(values[index] ?? null);
       return record !== null && !record.leaving;
     });
   }
