@@ -26,4 +26,43 @@ export const API_VARIABLE_DOCS: VariableDocs = {
     meaning:
       'How long a positive authorization decision is reused without asking history (at most 2000; 0 turns the cache off). Revocation drops it at once.',
   },
+  TETHER_CONSOLE_OIDC_CLIENT_ID: {
+    meaning:
+      'OpenID Connect client id the console signs in with (authorization code + PKCE at `TETHER_JWT_ISSUER`); needs the JWKS mode. Unset: no OIDC sign-in.',
+  },
+  TETHER_CONSOLE_OIDC_SCOPES: {
+    meaning: 'Scopes the console asks the OpenID provider for, space-separated.',
+  },
+  TETHER_CONSOLE_TRACE_URL: {
+    meaning:
+      "URL template of the console's per-turn trace link; `{trace_id}` is replaced by the turn's trace id (for example a Jaeger trace URL). Unset: no link.",
+  },
+  TETHER_CONSOLE_DIR: {
+    meaning: 'Folder of the built console the api serves at `/` (default `dist/console`).',
+  },
+  TETHER_USER_RATE_PER_S: {
+    meaning:
+      'Requests per second one user may make to this api replica (token bucket); over it the api answers 429 with `Retry-After` (docs/security.md "Limits per user").',
+  },
+  TETHER_USER_RATE_BURST: {
+    meaning: 'Burst size of the per-user request bucket.',
+  },
+  TETHER_EDGE_RATE_PER_S: {
+    meaning: 'Requests per second this api replica forwards to one edge, whoever sends them.',
+  },
+  TETHER_EDGE_RATE_BURST: {
+    meaning: 'Burst size of the per-edge request bucket.',
+  },
+  TETHER_USER_SSE_STREAMS_MAX: {
+    meaning: 'Live-event (SSE) streams one user may hold open on this api replica at once.',
+  },
+  TETHER_EDGE_SSE_STREAMS_MAX: {
+    meaning: "Live-event (SSE) streams open on one edge's sessions at once, on this api replica.",
+  },
+  TETHER_USER_WATCHES_MAX: {
+    meaning: '`watch` calls one user may have waiting at once on this api replica.',
+  },
+  TETHER_EDGE_WATCHES_MAX: {
+    meaning: '`watch` calls waiting on one edge at once, on this api replica.',
+  },
 };

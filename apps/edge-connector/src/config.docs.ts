@@ -35,4 +35,34 @@ export const EDGE_VARIABLE_DOCS: VariableDocs = {
     meaning:
       'Heartbeat period; routers count the edge offline after 2 periods of silence. Longer saves messages on a large fleet, shorter notices a dead edge sooner (docs/reliability.md).',
   },
+  TETHER_CLAUDE_PATH: {
+    meaning:
+      'Claude Code binary to use (`TETHER_AGENT=claude`); unset: found on PATH, in node_modules/.bin, the npm prefix and version-manager folders, without running anything.',
+  },
+  TETHER_CLAUDE_CONFIG_DIR: {
+    meaning:
+      "Claude Code's private state folder (CLAUDE_CONFIG_DIR: sign-in, conversations); default `<TETHER_EDGE_DATA_DIR>/claude`.",
+  },
+  TETHER_CLAUDE_ENV_ALLOW: {
+    meaning: 'Comma-separated names of further environment variables Claude Code may inherit.',
+  },
+  TETHER_GEMINI_PATH: {
+    meaning:
+      'Gemini CLI to use with the ACP driver (`TETHER_AGENT=acp`); unset: discovered like the other agents.',
+  },
+  TETHER_ACP_HOME: {
+    meaning:
+      'Folder of the private agent homes of ACP agents (Gemini CLI uses `<folder>/gemini`); default `<TETHER_EDGE_DATA_DIR>/agent-homes`.',
+  },
+  TETHER_ACP_ENV_ALLOW: {
+    meaning: 'Comma-separated names of further environment variables ACP agents may inherit.',
+  },
+  TETHER_ACP_AGENTS: {
+    meaning:
+      'ACP agents the edge owner declares beside the known ones, as JSON: `[{"name","command" (absolute path),"args","env"}]`, at most 8. Only this configuration can name a command line (docs/agents.md).',
+  },
+  TETHER_ACP_SPARES: {
+    meaning:
+      'Keep one started, initialized agent process per installation so `start` does not wait for the agent to boot.',
+  },
 };

@@ -25,4 +25,19 @@ export const HISTORY_VARIABLE_DOCS: VariableDocs = {
     meaning: 'Compaction keeps at least this many rows per journal.',
   },
   TETHER_JOURNAL_COMPACTION_RETAIN_TAIL_MS: { meaning: 'Compaction keeps every row younger than this.' },
+  TETHER_NATS_ACCOUNT: {
+    meaning:
+      'The NATS account\'s public key (or a file holding it) under which history mints edge users; set with the other three `TETHER_NATS_*` authority variables or none (docs/security.md "Edge credentials").',
+  },
+  TETHER_NATS_ACCOUNT_SIGNING_KEY: {
+    meaning: 'The account signing key seed (or a file holding it) history signs edge user JWTs with.',
+  },
+  TETHER_NATS_OPERATOR_SIGNING_KEY: {
+    meaning:
+      'The operator signing key seed (or a file holding it) history re-signs the account JWT with when it revokes an edge.',
+  },
+  TETHER_NATS_SYSTEM_CREDS: {
+    meaning:
+      'Creds file of the NATS system user history pushes the account JWT (with its revocations) through.',
+  },
 };

@@ -50,4 +50,26 @@ export const SHARED_VARIABLE_DOCS: VariableDocs = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
     meaning: 'OTLP traces URL, when traces go somewhere else than `OTEL_EXPORTER_OTLP_ENDPOINT`.',
   },
+  TETHER_NATS_CREDS: {
+    meaning:
+      'Path of a NATS `.creds` file (user JWT and nkey seed) this process connects with; unset for an open development NATS. `npm run nats:setup` writes one per service (docs/security.md).',
+  },
+  TETHER_NATS_TLS_CA: {
+    meaning: "Path of the CA certificate (PEM) that signed the NATS servers' certificates.",
+  },
+  TETHER_NATS_TLS_CERT: {
+    meaning:
+      'Path of a client certificate (PEM) for NATS servers that require one; set together with `TETHER_NATS_TLS_KEY`.',
+  },
+  TETHER_NATS_TLS_KEY: {
+    meaning: "Path of the client certificate's private key (PEM); set together with `TETHER_NATS_TLS_CERT`.",
+  },
+  TETHER_JOURNAL_KEY: {
+    meaning:
+      'Secret the journal\'s content key is derived from: the router seals every journal row\'s conversation content with it (AES-256-GCM) and history opens it, so JetStream never holds plain text. At least 32 characters, never the development value in production (docs/security.md "Content encryption").',
+  },
+  TETHER_JOURNAL_PREVIOUS_KEYS: {
+    meaning:
+      'Comma-separated earlier journal keys that still open rows sealed before a rotation (at most 4); empty by default.',
+  },
 };
