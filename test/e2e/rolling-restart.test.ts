@@ -224,6 +224,38 @@ function userTexts(items: JournalItem[]): string[] {
     .map((item) => String(item.body?.['text']));
 }
 
+/** Bounds the pages read back through one session's journal (200 items a page). */
+const HISTORY_PAGES_MAX = 50;
+
+/**
+ * Every user message history holds for the session, read page by page from the tail back (a busy
+ * run writes more than one page of items); undefined while history cannot answer.
+ */
+async function storedUserTexts(sessionId: string, query: string): Promise<string[] | undefined> {
+  const items = new Map<string, JournalItem>();
+  let cursor: string | undefined;
+  for (let page = 0; page < HISTORY_PAGES_MAX; page += 1) {
+    const direction = cursor === undefined ? 'tail' : `before&cursor=${encodeURIComponent(cursor)}`;
+    const reply = await e2e.owner.call<{
+      ok: boolean;
+      page: {
+        items: JournalItem[];
+        hasOlder: boolean;
+        window: { oldest: { epoch: string; sequence: number } | null };
+      };
+      snapshot: { items: JournalItem[] };
+    }>('GET', `/api/v1/sessions/${sessionId}/history?${query}&direction=${direction}&limit=200`);
+    const data = reply.body.data;
+    if (!data) return undefined;
+    if (!data.ok) return userTexts(data.snapshot.items);
+    for (const item of data.page.items) items.set(item.itemId, item);
+    const oldest = data.page.window.oldest;
+    if (!data.page.hasOlder || !oldest) break;
+    cursor = `${oldest.epoch}:${oldest.sequence}`;
+  }
+  return userTexts([...items.values()]);
+}
+
 /** Follows one session's SSE stream through the balancer, resuming from the last event id. */
 async function follow(url: string, view: SseView, stop: AbortSignal): Promise<void> {
   while (!stop.aborted) {
@@ -393,14 +425,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
     let stored: string[] = [];
     await until(
       async () => {
-        const reply = await e2e.owner.call<{
-          ok: boolean;
-          page: { items: JournalItem[]; hasOlder: boolean };
-          snapshot: { items: JournalItem[] };
-        }>('GET', `/api/v1/sessions/${session.id}/history?${query}&direction=tail&limit=200`);
-        const data = reply.body.data;
-        if (!data) return false;
-        stored = userTexts(data.ok ? data.page.items : data.snapshot.items);
+        stored = (await storedUserTexts(session.id, query)) ?? [];
         return stored.length >= session.sent.length;
       },
       `session ${session.id} stored in history`,

@@ -185,6 +185,11 @@ function computeSubjectLabel(subject: string): string {
   const parts = subject.split('.');
   if (parts.length < 2) return subject;
   parts.shift();
+  // Per-edge subjects an edge publishes on (its own, for NATS permissions) keep the one label they
+  // had before they carried the edge id: the id would make a label per edge.
+  if (parts.length === 3 && parts[0] === 'edge' && parts[2] === 'heartbeat') return 'edge.heartbeat';
+  if (parts.length === 3 && parts[0] === 'router' && parts[1] === 'session-update')
+    return 'router.session-update';
   if ((parts[0] === 'edge' || parts[0] === 'session') && parts.length >= 3) parts[1] = '*';
   return parts.join('.');
 }

@@ -11,6 +11,9 @@ test('subject labels drop the namespace and ids, so the label set stays small', 
   expect(subjectLabel('tether.router.edge-agent')).toBe('router.edge-agent');
   expect(subjectLabel('ns1.edge.123456.rpc')).toBe('edge.*.rpc');
   expect(subjectLabel('ns1.session.0123abcd.journal')).toBe('session.*.journal');
+  // An edge's own heartbeat and update subjects carry its id; their labels do not.
+  expect(subjectLabel('ns1.edge.123456.heartbeat')).toBe('edge.heartbeat');
+  expect(subjectLabel('ns1.router.session-update.123456')).toBe('router.session-update');
 });
 
 test('Prometheus names carry the unit once: seconds, bytes; annotations and ratios add nothing', () => {
