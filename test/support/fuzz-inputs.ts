@@ -86,11 +86,14 @@ export const breakage: fc.Arbitrary<Breakage> = fc.oneof(
       .filter((name) => !KNOWN_FIELDS.has(name) && name !== '__proto__'),
     value: fc.jsonValue(),
   }),
-  fc.record({
-    kind: fc.constant('wrong_type' as const),
-    field: fc.constantFrom('edge_id', 'action', 'session_id', 'access_id'),
-    value: wrongType,
-  }),
+  fc
+    .record({
+      kind: fc.constant('wrong_type' as const),
+      field: fc.constantFrom('edge_id', 'action', 'session_id', 'access_id'),
+      value: wrongType,
+    })
+    // edge_id may be a JSON number (a uint64): a positive integer is a real connector id.
+    .filter(({ field, value }) => !(field === 'edge_id' && typeof value === 'number' && value > 0)),
   fc.record({
     kind: fc.constant('bad_action' as const),
     value: fc.oneof(
@@ -101,8 +104,9 @@ export const breakage: fc.Arbitrary<Breakage> = fc.oneof(
   fc.record({
     kind: fc.constant('bad_edge' as const),
     value: fc.oneof(
-      fc.constantFrom('0', '-1', '01', '18446744073709551616', '1.5', 'abc', '', ' 1'),
-      fc.string().filter((value) => !/^[1-9][0-9]{0,19}$/.test(value)),
+      fc.constantFrom('0', '-1', '18446744073709551616', '1.5', 'abc', '', ' 1'),
+      // Leading zeros parse to a real id ("01" is connector 1), so they are not broken ids.
+      fc.string().filter((value) => !/^0*[1-9][0-9]{0,19}$/.test(value)),
     ),
   }),
   fc.record({

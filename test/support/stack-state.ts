@@ -1,14 +1,18 @@
 // A fingerprint of everything a stack holds for one namespace and database: its Redis keys and
 // values, its Postgres rows and its sessions stream. Suites compare two fingerprints to prove that
 // a refused request changed nothing. What moves by itself is left out: edge presence (rewritten by
-// every heartbeat), the sweep's round lock, and the audit trail (refused calls are audited by design).
+// every heartbeat), the sweep's round lock, the reaper's lease index and records, and the audit trail (refused calls are audited by design).
 import { createHash } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 
-const MOVES_BY_ITSELF = [/:edge:[^:]+:presence$/, /:submission-round$/];
+/**
+ * The lease index and a session's lease record are the reaper's to rescore on its rounds; what a
+ * request could change besides them (revision, epoch, sequence, meta, fence, ledger) stays watched.
+ */
+const MOVES_BY_ITSELF = [/:edge:[^:]+:presence$/, /:submission-round$/, /:leases$/, /:lease$/];
 const UNWATCHED_TABLES = new Set(['audit_records', '_prisma_migrations']);
 
 export interface StackStateSources {

@@ -20,6 +20,7 @@ export const DEVELOPMENT_SECRETS: readonly string[] = [
   'tether-dev-secret-change-me',
   'tether-dev-edge-secret-change-me',
   'tether-dev-history-key-change-me-0123456789',
+  'tether-dev-journal-key-change-me-0123456789',
 ];
 
 /** Fewer distinct characters than this is a placeholder (`xxxx…`, `0000…`), not a secret. */

@@ -11,6 +11,8 @@ const DIST = resolve(process.cwd(), 'dist/apps');
 /** A cold start of a service on a loaded 2-core box: module loading alone can take seconds. */
 const EXIT_TIMEOUT_MS = 60_000;
 const STRONG = 'k7Qx2vN9pL4mR8sT1wY6zB3cF5hJ0dG2aE7uI9oP';
+/** The journal key router and history need besides the secret a case is about. */
+const JOURNAL = { TETHER_JOURNAL_KEY: 'Vb8nQ3xK7mP2wR9tY4zC6fH1jL5dG0sA3eU8iO2q' };
 const EDGE_ID = '4242';
 
 jest.setTimeout(5 * EXIT_TIMEOUT_MS);
@@ -62,20 +64,30 @@ const cases: [string, string, string, Record<string, string>][] = [
     'session-router',
     'TETHER_EDGE_SECRET',
     ROUTER,
-    { TETHER_EDGE_SECRET: 'tether-dev-edge-secret-change-me' },
+    { ...JOURNAL, TETHER_EDGE_SECRET: 'tether-dev-edge-secret-change-me' },
   ],
-  ['session-router', 'TETHER_EDGE_SECRET', ROUTER, {}],
+  ['session-router', 'TETHER_EDGE_SECRET', ROUTER, { ...JOURNAL }],
+  [
+    'session-router',
+    'TETHER_JOURNAL_KEY',
+    ROUTER,
+    { TETHER_EDGE_SECRET: STRONG, TETHER_JOURNAL_KEY: 'tether-dev-journal-key-change-me-0123456789' },
+  ],
   [
     'history',
     'TETHER_HISTORY_KEY',
     HISTORY,
-    { TETHER_EDGE_SECRET: STRONG, TETHER_HISTORY_KEY: 'tether-dev-history-key-change-me-0123456789' },
+    {
+      ...JOURNAL,
+      TETHER_EDGE_SECRET: STRONG,
+      TETHER_HISTORY_KEY: 'tether-dev-history-key-change-me-0123456789',
+    },
   ],
   [
     'history',
     'TETHER_EDGE_SECRET',
     HISTORY,
-    { TETHER_EDGE_SECRET: 'short-but-16-chars', TETHER_HISTORY_KEY: STRONG },
+    { ...JOURNAL, TETHER_EDGE_SECRET: 'short-but-16-chars', TETHER_HISTORY_KEY: STRONG },
   ],
   [
     'edge-connector',

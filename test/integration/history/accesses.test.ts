@@ -98,7 +98,7 @@ describe('history: agent accesses and authorization', () => {
     }
     expect(
       await errorCode(
-        h.call('historyAccessCreate', { actor_id: OWNER, access: access(edge, { kind: 'gemini' }) }),
+        h.call('historyAccessCreate', { actor_id: OWNER, access: access(edge, { kind: 'no-such-agent' }) }),
       ),
     ).toBe('invalid_request');
     expect((await h.call('historyAccessList', { actor_id: OWNER, page: 1, page_size: 20 })).total).toBe(0);

@@ -7,6 +7,7 @@ import { loadHistoryConfig } from '../config.js';
 const BASE = {
   TETHER_EDGE_SECRET: 'history-spec-edge-secret-0123456789',
   TETHER_HISTORY_KEY: 'history-spec-at-rest-key-0123456789abcdef',
+  TETHER_JOURNAL_KEY: 'history-spec-journal-key-0123456789abcdef',
 };
 
 describe('history config: the edge authority', () => {
