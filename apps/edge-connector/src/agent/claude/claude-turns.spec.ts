@@ -11,7 +11,7 @@ function setup(saved = true) {
   const refused: string[] = [];
   const turns = new ClaudeTurns({
     sessionId: SESSION,
-    cwd: '/work/project',
+    cwd: '/srv/project',
     saved,
     emit: (event) => events.push(event),
     respond: (id, response) => {
@@ -91,7 +91,7 @@ describe('ClaudeTurns', () => {
           kind: 'commandExecution',
           status: 'running',
           command: 'false',
-          cwd: '/work/project',
+          cwd: '/srv/project',
         },
       },
       {
@@ -141,7 +141,7 @@ describe('ClaudeTurns', () => {
         kind: 'command',
         itemId: 'toolu_r1',
         command: 'touch a',
-        cwd: '/work/project',
+        cwd: '/srv/project',
         reason: 'Make a',
       },
     ]);
