@@ -18,10 +18,10 @@ const PROBE_INTERVAL_MS = 100;
 const PROBE_TIMEOUT_MS = 2_000;
 /**
  * Consecutive failed probes before a backend is taken out, as a readiness probe's
- * failureThreshold: one slow answer on a loaded machine does not empty the Service. A refused
- * connection takes it out at once.
+ * failureThreshold (the manifests use 2): one slow answer on a loaded machine does not empty the
+ * Service. A refused connection takes it out at once.
  */
-const FAILURE_THRESHOLD = 3;
+const FAILURE_THRESHOLD = 2;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface BalancerCounts {
@@ -40,7 +40,8 @@ export class LoadBalancer {
   private next = 0;
   private server?: Server;
   private timer?: NodeJS.Timeout;
-  private probing = false;
+  /** Backends with a probe on its way; each is probed on its own, as kubelet does per pod. */
+  private readonly probing = new Set<Backend>();
 
   constructor(private readonly backends: readonly Backend[]) {}
 
@@ -68,26 +69,31 @@ export class LoadBalancer {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
+  /**
+   * Probes every backend not already being probed. A backend that is slow to answer (booting, or
+   * a loaded machine) must not hold back the probes of the others: a draining one has to be
+   * noticed within its shutdown delay whatever its neighbours do.
+   */
   private async probe(): Promise<void> {
-    if (this.probing) return;
-    this.probing = true;
-    await Promise.all(
-      this.backends.map(async (backend) => {
-        let ok = false;
-        try {
-          const response = await fetch(backend.readyUrl, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-          await response.arrayBuffer();
-          ok = response.status === 200;
-        } catch {
-          // Refused or timed out: a failed probe.
-        }
-        const failed = ok ? 0 : (this.failedProbes.get(backend) ?? 0) + 1;
-        this.failedProbes.set(backend, failed);
-        if (ok) this.ready.add(backend);
-        else if (failed >= FAILURE_THRESHOLD) this.ready.delete(backend);
-      }),
-    );
-    this.probing = false;
+    await Promise.all(this.backends.filter((b) => !this.probing.has(b)).map((b) => this.probeOne(b)));
+  }
+
+  private async probeOne(backend: Backend): Promise<void> {
+    this.probing.add(backend);
+    let ok = false;
+    try {
+      const response = await fetch(backend.readyUrl, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+      await response.arrayBuffer();
+      ok = response.status === 200;
+    } catch {
+      // Refused or timed out: a failed probe.
+    } finally {
+      this.probing.delete(backend);
+    }
+    const failed = ok ? 0 : (this.failedProbes.get(backend) ?? 0) + 1;
+    this.failedProbes.set(backend, failed);
+    if (ok) this.ready.add(backend);
+    else if (failed >= FAILURE_THRESHOLD) this.ready.delete(backend);
   }
 
   private pick(exclude: Set<Backend>): Backend | undefined {

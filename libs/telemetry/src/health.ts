@@ -44,6 +44,16 @@ export function natsCheck(nc: NatsProbeTarget): ReadinessCheck {
   };
 }
 
+/**
+ * The public HTTP listener accepts connections. The ops port opens before it (and stays open after
+ * it closes), so without this a restarting api would be routed requests it refuses.
+ */
+export function listeningCheck(server: { readonly listening: boolean }): ReadinessCheck {
+  return async () => {
+    if (!server.listening) throw new Error('not listening');
+  };
+}
+
 /** Redis answers PING. */
 export function redisCheck(redis: { ping(): Promise<unknown> }): ReadinessCheck {
   return () => redis.ping();

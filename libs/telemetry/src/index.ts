@@ -20,7 +20,14 @@ export { STANDARD_METRIC, recordMessagingSend, recordMessagingProcess } from './
 export { LATENCY_BUCKETS_S } from './buckets.js';
 export { traceBackground } from './background.js';
 export { TurnTrace, TURN_ATTR } from './turn-trace.js';
-export { readiness, natsCheck, redisCheck, postgresCheck, READINESS_CHECK_TIMEOUT_MS } from './health.js';
+export {
+  readiness,
+  natsCheck,
+  redisCheck,
+  postgresCheck,
+  listeningCheck,
+  READINESS_CHECK_TIMEOUT_MS,
+} from './health.js';
 export type { ReadinessCheck, ReadinessReport, NatsProbeTarget } from './health.js';
 export { startOpsServer, opsResponse } from './ops-server.js';
 export type { OpsServer, OpsServerOptions } from './ops-server.js';

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { loadConfig } from '#config';
 import { z } from 'zod';
 import { loadTelemetryConfig, metricsPortVar } from './config.js';
@@ -5,7 +6,7 @@ import { JsonLogger } from './logger.js';
 import { subjectLabel } from './metrics.js';
 import { prometheusName } from './reader.js';
 import { defaultServiceName } from './service-name.js';
-import { readiness } from './health.js';
+import { listeningCheck, readiness } from './health.js';
 
 test('subject labels drop the namespace and ids, so the label set stays small', () => {
   expect(subjectLabel('tether.router.edge-agent')).toBe('router.edge-agent');
@@ -82,4 +83,14 @@ test('tracing is on only when an exporter or an OTLP endpoint is configured', ()
     loadTelemetryConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracesConfigured,
   ).toBe(true);
   expect(loadTelemetryConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracesConfigured).toBe(true);
+});
+
+test('a public listener is ready only while it accepts connections', async () => {
+  const server = createServer();
+  const check = () => readiness({ http: listeningCheck(server) });
+  expect(await check()).toEqual({ ready: false, checks: { http: 'down' } });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  expect(await check()).toEqual({ ready: true, checks: { http: 'ok' } });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  expect(await check()).toEqual({ ready: false, checks: { http: 'down' } });
 });

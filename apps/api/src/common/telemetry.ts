@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   instrumentApiHttp,
+  listeningCheck,
   METRIC,
   natsCheck,
   registerGauge,
@@ -29,6 +30,7 @@ export function instrumentApi(
   return startOpsServer({
     service: 'api',
     port: config.metricsPort ?? 'off',
-    checks: { nats: natsCheck(nc) },
+    // Ready once the public port listens (the ops port opens first) and until it closes.
+    checks: { nats: natsCheck(nc), http: listeningCheck(app.getHttpServer()) },
   });
 }
