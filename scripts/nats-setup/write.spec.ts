@@ -39,7 +39,7 @@ describe('nats:setup output', () => {
   );
 
   it('ships one server configuration for docker-compose and the Kubernetes component', () => {
-    expect(readFileSync('deploy/k8s/components/nats-auth/nats-server.conf', 'utf8')).toBe(
+    expect(readFileSync('deploy/k8s/components/nats-operator-server/nats-server.conf', 'utf8')).toBe(
       readFileSync('deploy/nats/nats-server.conf', 'utf8'),
     );
   });

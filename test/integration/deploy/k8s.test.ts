@@ -5,8 +5,9 @@
 // PodDisruptionBudget per Deployment, NetworkPolicies that select pods, the production shape,
 // and a PrometheusRule that is the generated form of deploy/observability's rule file.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
@@ -22,7 +23,8 @@ import {
 
 const run = promisify(execFile);
 const ROOT = process.cwd();
-const OVERLAYS = ['dev', 'production'] as const;
+/** `dev-operator`: the dev overlay with its NATS in operator mode (both NATS components). */
+const OVERLAYS = ['dev', 'dev-operator', 'production'] as const;
 
 /** Shutdown budget (libs/telemetry lifecycle.ts): telemetry flush bound after the grace period. */
 const TELEMETRY_FLUSH_S = 5;
@@ -57,16 +59,39 @@ type K8sObject = {
 
 const rendered = new Map<string, K8sObject[]>();
 
-beforeAll(async () => {
-  for (const overlay of OVERLAYS) {
-    const { stdout } = await run('kubectl', ['kustomize', resolve(ROOT, 'deploy/k8s/overlays', overlay)], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    rendered.set(
-      overlay,
-      parseAllDocuments(stdout).map((document) => document.toJSON() as K8sObject),
+async function render(dir: string): Promise<K8sObject[]> {
+  const { stdout } = await run('kubectl', ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 });
+  return parseAllDocuments(stdout).map((document) => document.toJSON() as K8sObject);
+}
+
+/** The dev overlay as its comment says to run it in operator mode (kustomize wants relative paths). */
+async function renderDevOperator(): Promise<K8sObject[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-k8s-'));
+  const from = (path: string) => relative(dir, resolve(ROOT, path));
+  try {
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        `resources: [${from('deploy/k8s/overlays/dev')}]`,
+        'components:',
+        `  - ${from('deploy/k8s/components/nats-operator-server')}`,
+        `  - ${from('deploy/k8s/components/nats-credentials')}`,
+        '',
+      ].join('\n'),
     );
+    return await render(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+beforeAll(async () => {
+  for (const overlay of ['dev', 'production']) {
+    rendered.set(overlay, await render(resolve(ROOT, 'deploy/k8s/overlays', overlay)));
+  }
+  rendered.set('dev-operator', await renderDevOperator());
 }, 120_000);
 
 const objects = (overlay: string) => rendered.get(overlay) ?? [];
@@ -110,6 +135,13 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
         seccomp: 'RuntimeDefault',
       });
       expect({ where, token: pod.automountServiceAccountToken }).toEqual({ where, token: false });
+      // A Secret mounted 0400 belongs to root unless fsGroup hands it to the pod's group.
+      if ((pod.volumes ?? []).some((volume: { secret?: unknown }) => volume.secret)) {
+        expect({ where, fsGroup: pod.securityContext.fsGroup }).toEqual({
+          where,
+          fsGroup: pod.securityContext.runAsGroup,
+        });
+      }
       for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
         const context = container.securityContext ?? {};
         const what = `${where}/${container.name}`;
@@ -286,5 +318,70 @@ describe('the production overlay', () => {
     expect(find('ServiceMonitor', 'tether')?.spec.endpoints).toEqual([
       { port: 'ops', path: '/metrics', interval: '15s' },
     ]);
+  });
+});
+
+/** The NATS user files a Tether Deployment's container reads, with the Secret keys they come from. */
+function natsFiles(deployment: K8sObject): { env: Record<string, string>; files: Record<string, string> } {
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+  const env = Object.fromEntries(
+    (container.env ?? [])
+      .filter((variable: { name: string }) => variable.name.startsWith('TETHER_NATS_'))
+      .map((variable: { name: string; value: string }) => [variable.name, variable.value]),
+  );
+  const mount = (container.volumeMounts ?? []).find((m: { name: string }) => m.name === 'nats-creds');
+  const volume = (pod.volumes ?? []).find((v: { name: string }) => v.name === 'nats-creds');
+  const files = Object.fromEntries(
+    Object.entries(env).map(([name, path]) => [
+      name,
+      mount && path.startsWith(`${mount.mountPath}/`)
+        ? `${volume?.secret?.secretName}:${path.slice(mount.mountPath.length + 1)}`
+        : 'not mounted',
+    ]),
+  );
+  return { env, files };
+}
+
+describe.each(['production', 'dev-operator'])('NATS users in the %s render', (overlay) => {
+  it('gives each service its own creds file from its own Secret, and history the edge authority', () => {
+    const byName = Object.fromEntries(
+      tetherDeployments(overlay).map((deployment) => [deployment.metadata.name, natsFiles(deployment).files]),
+    );
+    expect(byName).toEqual({
+      'tether-api': { TETHER_NATS_CREDS: 'tether-nats-api:api.creds' },
+      'tether-session-router': {
+        TETHER_NATS_CREDS: 'tether-nats-session-router:session-router.creds',
+      },
+      'tether-history': {
+        TETHER_NATS_CREDS: 'tether-nats-history:history.creds',
+        TETHER_NATS_ACCOUNT: 'tether-nats-history:account.pub',
+        TETHER_NATS_ACCOUNT_SIGNING_KEY: 'tether-nats-history:account-signing.nk',
+        TETHER_NATS_OPERATOR_SIGNING_KEY: 'tether-nats-history:operator-signing.nk',
+        TETHER_NATS_SYSTEM_CREDS: 'tether-nats-history:system.creds',
+      },
+    });
+  });
+});
+
+describe('the dev overlay', () => {
+  it('runs an open NATS by default and the shipped operator-mode configuration with both components', () => {
+    const nats = (overlay: string) =>
+      ofKind(overlay, 'StatefulSet').find((set) => set.metadata.name === 'nats')!;
+    expect(nats('dev').spec.template.spec.containers[0].args ?? []).not.toContain('-c');
+    expect(tetherDeployments('dev').map((deployment) => natsFiles(deployment).env)).toEqual([{}, {}, {}]);
+    const server = nats('dev-operator').spec.template.spec;
+    expect(server.containers[0].args).toEqual(['-c', '/etc/nats/nats-server.conf']);
+    const config = ofKind('dev-operator', 'ConfigMap').find((map) =>
+      map.metadata.name.startsWith('tether-nats-config'),
+    );
+    expect(config?.data['nats-server.conf']).toBe(
+      readFileSync(resolve(ROOT, 'deploy/nats/nats-server.conf'), 'utf8'),
+    );
+    expect(server.volumes).toEqual(
+      expect.arrayContaining([
+        { name: 'nats-auth', secret: { secretName: 'tether-nats-server', defaultMode: 0o400 } },
+      ]),
+    );
   });
 });
