@@ -3,8 +3,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { LogLevel } from '@nestjs/common';
 import { Limits } from '#contracts';
 import { ApiModule, type ApiDependencies } from './api.module.js';
+import { AuthService } from './auth/auth.service.js';
 import { configureFastify } from './common/http-setup.js';
 import type { ApiConfig } from './config.js';
+import { refuseOverRateEarly } from './limits/early-refusal.js';
+import { UserLimits } from './limits/user-limits.service.js';
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -25,6 +28,8 @@ export async function createApiApp(deps: ApiDependencies): Promise<NestFastifyAp
     bodyParser: false,
     logger: logLevels(deps.config.logLevel),
   });
-  configureFastify(app.getHttpAdapter().getInstance());
+  const fastify = app.getHttpAdapter().getInstance();
+  configureFastify(fastify);
+  refuseOverRateEarly(fastify, app.get(AuthService), app.get(UserLimits));
   return app;
 }

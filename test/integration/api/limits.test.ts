@@ -54,6 +54,33 @@ describe('per-user request rate', () => {
   });
 });
 
+describe('refusing early', () => {
+  let api: Harness;
+  afterAll(() => api?.close());
+
+  it('answers an over-rate caller alike whether the early hook or the guard refuses, and never refuses an unguarded route', async () => {
+    api = await startApi('limitsearly', undefined, undefined, { limits: LIMITS });
+    const alice = await token(ALICE);
+    for (let i = 0; i < 5; i++) {
+      expect((await call(api, 'GET', '/api/v1/edge-agents/connectors', { token: alice })).status).toBe(200);
+    }
+    // A token the api verified before: refused by the onRequest hook, before Nest.
+    const early = await call(api, 'GET', '/api/v1/edge-agents/connectors', { token: alice });
+    // A token of the same user it has never seen: verified, then refused by the guard.
+    const fresh = await token(ALICE, { expiresIn: 301 });
+    const guarded = await call(api, 'GET', '/api/v1/edge-agents/connectors', { token: fresh });
+    for (const refused of [early, guarded]) {
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ code: 429, message: 'too many requests' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+    }
+    expect(api.standIns.received('historyConnectorList')).toHaveLength(5);
+    // The rate covers authenticated routes only: the OpenAPI document is still served.
+    expect((await call(api, 'GET', '/api/v1/openapi.json', { token: alice })).status).toBe(200);
+  });
+});
+
 describe('per-edge request rate', () => {
   let api: Harness;
   afterAll(() => api?.close());

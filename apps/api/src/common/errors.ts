@@ -54,9 +54,12 @@ export class AuthUnavailableError extends ApiError {
 }
 
 /** A per-user or per-edge limit refused the call; `Retry-After` says when to try again. */
+/** What a caller over one of its limits reads (the error filter and the early refusal both send it). */
+export const TOO_MANY_REQUESTS_MESSAGE = 'too many requests';
+
 export class TooManyRequestsError extends ApiError {
   readonly status = 429;
-  readonly publicMessage = 'too many requests';
+  readonly publicMessage = TOO_MANY_REQUESTS_MESSAGE;
   constructor(
     detail: string,
     /** Whole seconds, at least 1 (RFC 9110 `Retry-After` delay-seconds). */

@@ -46,3 +46,16 @@ export function isEdgeAgentsPath(url: string): boolean {
   const query = url.indexOf('?');
   return (query === -1 ? url : url.slice(0, query)) === `/${API_PREFIX}/${EDGE_AGENTS_PATH}`;
 }
+
+/** The first path segments after the prefix whose routes authenticate (AuthGuard) every call. */
+const GUARDED_SEGMENTS: readonly string[] = [EDGE_AGENTS_PATH, ACCESSES_PATH, SESSIONS_PATH];
+
+/** Whether `url` is a route of a guarded controller, so the caller's request rate applies. */
+export function isGuardedPath(url: string): boolean {
+  const prefix = `/${API_PREFIX}/`;
+  if (!url.startsWith(prefix)) return false;
+  const rest = url.slice(prefix.length);
+  return GUARDED_SEGMENTS.some(
+    (segment) => rest.startsWith(segment) && ['', '/', '?'].includes(rest.charAt(segment.length)),
+  );
+}

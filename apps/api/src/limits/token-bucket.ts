@@ -40,6 +40,17 @@ export class TokenBuckets {
     return Math.ceil(((1 - bucket.tokens) / this.rate.perSecond) * 1000);
   }
 
+  /** The ms until `key` could take a token (0: now), without taking one. */
+  wait(key: string): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return 0;
+    const tokens = Math.min(
+      this.rate.burst,
+      bucket.tokens + ((this.now() - bucket.at) / 1000) * this.rate.perSecond,
+    );
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) / this.rate.perSecond) * 1000);
+  }
+
   /** Drops every bucket that has refilled to full (it would be recreated full). */
   sweep(): void {
     const now = this.now();

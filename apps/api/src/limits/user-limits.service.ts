@@ -57,6 +57,15 @@ export class UserLimits implements OnModuleDestroy {
       throw new TooManyRequestsError(`Actor ${actorId} is over the request rate.`, seconds(waitMs));
   }
 
+  /**
+   * Whole seconds until `actorId` may call again, 0 when it may now. Takes nothing: the guard's
+   * `admitRequest` still decides (and counts) every request that gets that far.
+   */
+  requestRetryAfter(actorId: string): number {
+    const waitMs = this.userRate.wait(actorId);
+    return waitMs > 0 ? seconds(waitMs) : 0;
+  }
+
   /** Every edge action naming `edgeId` takes one token of the edge's rate. */
   admitEdgeRequest(edgeId: string): void {
     const waitMs = this.edgeRate.take(edgeId);
