@@ -7,7 +7,11 @@ export const EDGE_VARIABLE_DOCS: VariableDocs = {
     meaning:
       'Edge token returned by enrollment; in production one minted from a development `TETHER_EDGE_SECRET` is refused.',
   },
-  TETHER_AGENT: { meaning: 'Agent driver: `scripted` (deterministic, for demos and tests) or `codex`.' },
+  TETHER_AGENT: {
+    meaning:
+      'Agent drivers: `scripted` (deterministic, for demos and tests; runs alone), or one or more of `codex`, `claude` and `acp` as a comma list (`codex,claude,acp`): one edge then discovers and drives them all.',
+    default: '`scripted`',
+  },
   TETHER_EDGE_DATA_DIR: {
     meaning: 'Where the edge keeps its own files (resume bindings, dispatch records).',
     default: '`~/.tether/edge`',

@@ -5,7 +5,7 @@ const BASE = { TETHER_EDGE_ID: '12', TETHER_EDGE_TOKEN: 't', TETHER_EDGE_DATA_DI
 describe('edge configuration of ACP agents', () => {
   it('defaults the private agent homes under the data directory and keeps spares on', () => {
     const config = loadEdgeConfig({ ...BASE, TETHER_AGENT: 'acp' });
-    expect(config.agent).toBe('acp');
+    expect(config.agents).toEqual(['acp']);
     expect(config.acp).toEqual({
       homesDir: '/data/edge/agent-homes',
       envAllowList: [],

@@ -23,6 +23,34 @@ const optionalString = () =>
 export const AGENT_KINDS = ['scripted', 'codex', 'claude', 'acp'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
+const isAgentKind = (name: string): name is AgentKind => (AGENT_KINDS as readonly string[]).includes(name);
+
+/**
+ * `TETHER_AGENT`: one driver, or a comma list of the real ones (`codex,claude,acp`) that one edge
+ * runs side by side. The scripted agent stands alone: it answers every start the same way, so
+ * beside a real agent it would only hide which one a session ran with.
+ */
+const agentsVar = () =>
+  z
+    .string()
+    .default('scripted')
+    .transform((value, ctx): AgentKind[] => {
+      const names = value.split(',').map((name) => name.trim());
+      const fail = (message: string): AgentKind[] => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      if (names.some((name) => name === '')) return fail('must not have an empty entry');
+      const unknown = names.filter((name) => !isAgentKind(name));
+      if (unknown.length > 0)
+        return fail(`names an unknown agent (${unknown.join(', ')}); use ${AGENT_KINDS.join(', ')}`);
+      const kinds = names.filter(isAgentKind);
+      if (new Set(kinds).size !== kinds.length) return fail('names an agent twice');
+      if (kinds.length > 1 && kinds.includes('scripted'))
+        return fail('`scripted` runs alone; list only codex, claude and acp together');
+      return kinds;
+    });
+
 /** Environment variable names an edge owner lets a declared agent inherit. */
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name');
 
@@ -70,7 +98,7 @@ const envSchema = z.object({
   // The connector id from enrollment; it is also one NATS subject token (`<ns>.edge.<id>.rpc`).
   TETHER_EDGE_ID: z.string().refine(isEdgeId, 'must be a non-zero decimal uint64 without leading zeros'),
   TETHER_EDGE_TOKEN: z.string().min(1, 'must be set (mint it with `npm run enroll`)'),
-  TETHER_AGENT: z.enum(AGENT_KINDS).default('scripted'),
+  TETHER_AGENT: agentsVar(),
   TETHER_EDGE_DATA_DIR: optionalString(),
   TETHER_SCRIPTED_SCRIPT: optionalString(),
   TETHER_EDGE_ALLOW_ROOT: boolVar(false),
@@ -107,7 +135,8 @@ export interface EdgeConfig {
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   edgeId: string;
   edgeToken: string;
-  agent: AgentKind;
+  /** The drivers this edge runs (TETHER_AGENT); several real ones share the edge. */
+  agents: readonly AgentKind[];
   /** Where the edge keeps its own files (resume bindings, later); defaults under the home directory. */
   dataDir: string;
   scriptedScript?: string;
@@ -171,7 +200,7 @@ export const edgeConfigSchema = envSchema
       logLevel: env.TETHER_LOG_LEVEL,
       edgeId: env.TETHER_EDGE_ID,
       edgeToken: env.TETHER_EDGE_TOKEN,
-      agent: env.TETHER_AGENT,
+      agents: env.TETHER_AGENT,
       dataDir,
       scriptedScript: env.TETHER_SCRIPTED_SCRIPT,
       allowRoot: env.TETHER_EDGE_ALLOW_ROOT,

@@ -10,7 +10,9 @@ const config = loadEdgeConfig();
 const edge = await startEdge(config);
 const ops = await startEdgeTelemetry(edge, config);
 const log = new Logger('EdgeConnector');
-log.log(`Edge ${config.edgeId} serves ${config.agent} sessions in namespace ${config.namespace}.`);
+log.log(
+  `Edge ${config.edgeId} serves ${config.agents.join(', ')} sessions in namespace ${config.namespace}.`,
+);
 
 // Stops the heartbeat and the RPC subscription, shuts the agent sessions down, flushes their last
 // updates and drains NATS (edge.app.ts).

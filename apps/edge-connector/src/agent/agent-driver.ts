@@ -69,6 +69,8 @@ export interface AgentSession {
 
 export interface AgentDriver {
   readonly kind: string;
+  /** The agent kinds the edge announces in its heartbeat; `[kind]` when absent (one driver). */
+  readonly kinds?: readonly string[];
   discover(): Promise<DiscoveryResult>;
   /** Launches (or resumes) one session; throws a DriverError with a contract status on failure. */
   open(options: OpenSessionOptions): Promise<AgentSession>;

@@ -1,7 +1,10 @@
-// Chooses the agent driver from TETHER_AGENT. The Codex and Claude Code drivers are loaded only
-// when asked for, so an edge that runs the scripted agent never loads them.
-import type { EdgeConfig } from '../config.js';
+// Chooses the agent drivers from TETHER_AGENT. The Codex, Claude Code and ACP drivers are loaded
+// only when asked for, so an edge that runs the scripted agent never loads them. Several real
+// drivers share one edge through the composite driver.
+import { Logger } from '@nestjs/common';
+import type { AgentKind, EdgeConfig } from '../config.js';
 import type { AgentDriver } from './agent-driver.js';
+import { CompositeDriver } from './composite-driver.js';
 import { ScriptedDriver, loadScript } from './scripted/index.js';
 
 async function createCodexDriver(config: EdgeConfig): Promise<AgentDriver> {
@@ -64,8 +67,8 @@ async function createAcpDriver(config: EdgeConfig): Promise<AgentDriver> {
   });
 }
 
-export async function createAgentDriver(config: EdgeConfig): Promise<AgentDriver> {
-  switch (config.agent) {
+async function createOne(kind: AgentKind, config: EdgeConfig): Promise<AgentDriver> {
+  switch (kind) {
     case 'scripted':
       return new ScriptedDriver(await loadScript(config.scriptedScript));
     case 'codex':
@@ -75,4 +78,35 @@ export async function createAgentDriver(config: EdgeConfig): Promise<AgentDriver
     case 'acp':
       return createAcpDriver(config);
   }
+}
+
+/** How the registry builds one driver; tests pass small fakes. */
+export type DriverFactory = (kind: AgentKind, config: EdgeConfig) => Promise<AgentDriver>;
+
+/**
+ * One configured driver is returned as it is. Several make a composite in which a driver that
+ * cannot load is logged once and left out, so the others still serve; only when none loads does
+ * the edge refuse to start.
+ */
+export async function createAgentDriver(
+  config: EdgeConfig,
+  create: DriverFactory = createOne,
+): Promise<AgentDriver> {
+  if (config.agents.length === 1) return create(config.agents[0]!, config);
+  const log = new Logger('AgentDrivers');
+  const loaded: AgentDriver[] = [];
+  const failures: string[] = [];
+  for (const kind of config.agents) {
+    try {
+      loaded.push(await create(kind, config));
+    } catch (error) {
+      const why = `the ${kind} driver did not load: ${(error as Error).message}`;
+      failures.push(why);
+      log.warn(`${why[0]!.toUpperCase()}${why.slice(1)}; the edge runs without it.`);
+    }
+  }
+  if (loaded.length === 0) {
+    throw new Error(`TETHER_AGENT=${config.agents.join(',')}, but no driver loaded: ${failures.join('; ')}`);
+  }
+  return new CompositeDriver(loaded);
 }

@@ -30,7 +30,7 @@ export class HeartbeatService {
       edge_id: this.config.edgeId,
       edge_token: this.config.edgeToken,
       device: hostname(),
-      agent_kinds: [this.driver.kind],
+      agent_kinds: [...(this.driver.kinds ?? [this.driver.kind])],
       installations: this.sessions.knownInstallations,
       live_sessions: this.sessions.liveSessions,
       max_sessions: Limits.EDGE_LIVE_SESSIONS_MAX,

@@ -33,6 +33,11 @@ export interface AgentBinding {
   /** The saved access's resolved project root at start. */
   access_project: string;
   installation_id: string;
+  /**
+   * The installation's agent kind. An edge that runs several drivers relaunches with the driver of
+   * this kind only; bindings written before it was recorded lack it (the id alone decides then).
+   */
+  kind?: string;
 }
 
 const bindingSchema = z.strictObject({
@@ -43,6 +48,7 @@ const bindingSchema = z.strictObject({
   project: z.string().min(1).max(BINDING_PATH_MAX),
   access_project: z.string().min(1).max(BINDING_PATH_MAX),
   installation_id: z.string().min(1).max(Limits.INSTALLATION_ID_MAX_BYTES),
+  kind: z.string().min(1).max(Limits.AGENT_KIND_MAX_LENGTH).optional(),
 });
 
 const fileSchema = z.strictObject({

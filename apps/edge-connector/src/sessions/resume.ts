@@ -80,7 +80,7 @@ const unavailable = (message: string): EdgeStatusError => new EdgeStatusError('r
 /**
  * The relaunch preconditions of a binding (reference §2.3): the saved access still points at the
  * project the session started under, the session directory still resolves to itself, and the
- * installation is still discovered. Returns the installation to relaunch.
+ * installation is still discovered, as the agent kind it ran with. Returns the installation to relaunch.
  */
 export async function checkBinding(
   binding: AgentBinding | undefined,
@@ -100,7 +100,11 @@ export async function checkBinding(
     throw unavailable('The saved access now names another project.');
   if ((await resolve(binding.project)) !== binding.project)
     throw unavailable('The session directory moved or is gone.');
-  const installation = (await installations()).find((candidate) => candidate.id === binding.installation_id);
+  const installation = (await installations()).find(
+    (candidate) =>
+      candidate.id === binding.installation_id &&
+      (binding.kind === undefined || candidate.kind === binding.kind),
+  );
   if (!installation) throw unavailable('The installation the session ran with is gone.');
   return installation;
 }

@@ -397,6 +397,7 @@ export class SessionsService {
             project: init.cwd,
             access_project: init.projectRoot,
             installation_id: init.installation.id,
+            kind: init.installation.kind,
           });
         } catch {
           throw await refuse('unavailable', 'The resume binding could not be saved.');
