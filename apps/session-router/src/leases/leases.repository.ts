@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { Limits } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
 import { RedisKeys } from '../common/redis-keys.js';
@@ -72,7 +72,7 @@ const LEASE_HASH_TTL_MS = Limits.SAVED_SESSION_MAX_AGE_MS + 60 * 60_000;
 @Injectable()
 export class LeasesRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
