@@ -1,4 +1,4 @@
-// The router's ops endpoints and gauges: leases (one ZCARD), watches waiting in this process,
+// The router's ops endpoints and gauges: leases (a ZCARD per index shard), watches waiting in this process,
 // and edges online (a bounded SCAN of presence keys), all read only when /metrics is scraped.
 import {
   METRIC,
@@ -11,6 +11,7 @@ import {
 } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import type { RunningRouter } from '../router.js';
+import { LeasesRepository } from '../leases/leases.repository.js';
 import { WatchService } from '../watch/watch.service.js';
 import { scanKeys, type RedisClient } from './redis-client.js';
 import { RedisKeys } from './redis-keys.js';
@@ -29,8 +30,9 @@ export function startRouterTelemetry(router: RunningRouter, config: RouterConfig
   const redis = router.app.get<RedisClient>(REDIS);
   const keys = new RedisKeys(config.namespace);
   const watch = router.app.get(WatchService);
-  registerGauge(METRIC.leases, 'Sessions holding a lease (due in the reaper set).', () =>
-    redis.zcard(keys.leases()),
+  const leases = router.app.get(LeasesRepository);
+  registerGauge(METRIC.leases, 'Sessions holding a lease (due in the reaper set, every shard).', () =>
+    leases.count(),
   );
   registerGauge(METRIC.watchers, 'Watches waiting in this router process.', () => watch.waiting);
   registerGauge(METRIC.connectorsOnline, 'Edges with a live presence key.', () =>
