@@ -57,7 +57,10 @@ export async function createSuite(label: string): Promise<Suite> {
   const subjects = new Subjects(namespace);
   const nc = await connectNats({ servers: services.natsUrl, name: `test-${label}` });
   const credentials = answerEdgeCredentials(nc, subjects);
-  const redis = createRedisClient(redisSettings({ TETHER_REDIS_URL: services.redisUrl }));
+  // Connection errors while a node is killed are expected; commands still fail loudly.
+  const redis = createRedisClient(redisSettings({ TETHER_REDIS_URL: services.redisUrl }), {
+    onError: () => undefined,
+  });
   const keys = (pattern: string) => scanKeys(redis, pattern);
   const routers: RunningRouter[] = [];
   return {
@@ -85,16 +88,20 @@ export async function createSuite(label: string): Promise<Suite> {
     async cleanup() {
       await Promise.allSettled(routers.map((router) => router.close()));
       credentials.unsubscribe();
-      // One DEL per key: on a cluster the suite's keys live in many slots.
-      await Promise.all((await keys(`${namespace}:*`)).map((key) => redis.del(key)));
       try {
-        const jsm = await jetstreamManager(nc);
-        await jsm.streams.delete(subjects.sessionsStream);
-      } catch {
-        // The suite never created it.
+        // One DEL per key: on a cluster the suite's keys live in many slots.
+        await Promise.all((await keys(`${namespace}:*`)).map((key) => redis.del(key)));
+        try {
+          const jsm = await jetstreamManager(nc);
+          await jsm.streams.delete(subjects.sessionsStream);
+        } catch {
+          // The suite never created it.
+        }
+      } finally {
+        // Closed even when a killed Redis node failed the key cleanup, so jest can exit.
+        await redis.quit().catch(() => redis.disconnect());
+        await nc.drain();
       }
-      await redis.quit();
-      await nc.drain();
     },
   };
 }

@@ -35,10 +35,18 @@ function tlsOptions(tls: RedisTlsSettings | undefined): ConnectionOptions | unde
 export interface RedisClientOptions {
   /** Connection name shown by `CLIENT LIST` (no secrets). */
   connectionName?: string;
+  /** Connection errors (the client reconnects by itself); unset, ioredis prints them. */
+  onError?: (error: Error) => void;
 }
 
 /** A connected client (connection starts at once; commands queue until it is ready). */
 export function createRedisClient(settings: RedisSettings, options: RedisClientOptions = {}): RedisClient {
+  const client = connect(settings, options);
+  if (options.onError) client.on('error', options.onError);
+  return client;
+}
+
+function connect(settings: RedisSettings, options: RedisClientOptions): RedisClient {
   const tls = tlsOptions(settings.tls);
   const common: RedisOptions = {
     ...(settings.username && { username: settings.username }),
@@ -64,8 +72,11 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
         db: settings.db,
         ...(settings.sentinelPassword && { sentinelPassword: settings.sentinelPassword }),
         ...(tls && { enableTLSForSentinelMode: true, sentinelTLS: tls }),
-        // Reconnects as soon as the sentinels announce a new master, not at the next failed command.
-        failoverDetector: true,
+        // A master demoted without its connection dropping (a manual failover) answers READONLY:
+        // reconnect, which asks the sentinels for the master again, and resend. (ioredis's
+        // `failoverDetector` is left off: a switch announced while the client is reconnecting
+        // leaves it closed for good.)
+        reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
         enableAutoPipelining: true,
       });
     case 'cluster': {
@@ -92,8 +103,11 @@ export function createRedisClient(settings: RedisSettings, options: RedisClientO
  * counted twice.
  */
 export async function forEachMaster<T>(redis: RedisClient, read: (node: Redis) => Promise<T>): Promise<T[]> {
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  return Promise.all(nodes.map((node) => read(node)));
+  if (!(redis instanceof Cluster)) return [await read(redis)];
+  // The node list is only as fresh as the last slot refresh: a killed master stays in it until
+  // then, and its replica (now the master) may be missing. One CLUSTER SLOTS first.
+  await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
+  return Promise.all(redis.nodes('master').map((node) => read(node)));
 }
 
 /** Every key matching `pattern` on every master, at most `maxSteps` SCAN steps per node. */

@@ -8,8 +8,18 @@ export const redisProvider: Provider = {
   provide: REDIS,
   inject: [ROUTER_CONFIG],
   useFactory: (config: RouterConfig): RedisClient => {
-    new Logger('Redis').log(`Connecting to ${describeRedis(config.redis)}.`);
-    return createRedisClient(config.redis, { connectionName: `${config.namespace}-session-router` });
+    const log = new Logger('Redis');
+    log.log(`Connecting to ${describeRedis(config.redis)}.`);
+    // Reconnection errors repeat every few hundred ms while a node is away: one line per change.
+    let last = '';
+    return createRedisClient(config.redis, {
+      connectionName: `${config.namespace}-session-router`,
+      onError: (error) => {
+        if (error.message === last) return;
+        last = error.message;
+        log.warn(`Redis connection: ${error.message}`);
+      },
+    });
   },
 };
 
