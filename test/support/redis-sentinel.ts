@@ -11,6 +11,36 @@ const FAILOVER_TIMEOUT_MS = 3_000;
 const READY_TIMEOUT_MS = 30_000;
 const PROMOTION_TIMEOUT_MS = 30_000;
 
+/**
+ * An ACL user the data nodes require for every key: the default user (the sentinels, replication
+ * and this harness's probes) may run commands but reach no key, so a client that does not log in
+ * as `user` gets NOPERM.
+ */
+export interface SentinelAcl {
+  user: string;
+  password: string;
+}
+
+function aclArgs(acl: SentinelAcl | undefined): string[] {
+  if (!acl) return [];
+  return [
+    '--user',
+    'default',
+    'on',
+    'nopass',
+    'resetkeys',
+    '&*',
+    '+@all',
+    '--user',
+    acl.user,
+    'on',
+    `>${acl.password}`,
+    '~*',
+    '&*',
+    '+@all',
+  ];
+}
+
 export interface RedisSentinelHarness {
   /** `redis-sentinel://127.0.0.1:26200,…?name=…` for TETHER_REDIS_URL. */
   url: string;
@@ -38,18 +68,20 @@ async function sentinelReady(sentinelPort: number, sentinelCount: number): Promi
 export async function startRedisSentinel(
   masterPortNumber = 7200,
   sentinelBasePort = 26200,
+  acl?: SentinelAcl,
 ): Promise<RedisSentinelHarness> {
   const replicaPort = masterPortNumber + 1;
   const sentinelPorts = [0, 1, 2].map((index) => sentinelBasePort + index);
   const processes = new RedisProcesses('redis-sentinel');
   const live = new Set([masterPortNumber, replicaPort]);
   try {
-    await processes.start(
-      masterPortNumber,
-      ephemeralArgs(masterPortNumber, processes.dirOf(masterPortNumber)),
-    );
+    await processes.start(masterPortNumber, [
+      ...ephemeralArgs(masterPortNumber, processes.dirOf(masterPortNumber)),
+      ...aclArgs(acl),
+    ]);
     await processes.start(replicaPort, [
       ...ephemeralArgs(replicaPort, processes.dirOf(replicaPort)),
+      ...aclArgs(acl),
       '--replicaof',
       '127.0.0.1',
       String(masterPortNumber),

@@ -2,20 +2,43 @@
 // three sentinels on 26200-26202 (quorum 2), started here and stopped in afterAll. The router
 // suite of session updates runs against it unchanged; then the master is killed (kill -9) under
 // continuous updates through two router replicas, the sentinels promote the replica, and the
-// routers carry on. Figures are printed (docs/scaling.md "Redis"), never asserted.
+// routers carry on. Figures are printed (docs/scaling.md "Redis"), never asserted. The data nodes
+// require an ACL user for every key; suites and routers log in with TETHER_REDIS_USERNAME and
+// TETHER_REDIS_PASSWORD_FILE.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { cli } from '../../support/redis-processes.js';
 import { startRedisSentinel } from '../../support/redis-sentinel.js';
 import { trafficThroughFailover } from './redis-failover.js';
 import { createSuite, useRedisForSuites } from './router-harness.js';
 
 jest.setTimeout(60_000);
 
-const sentinel = await startRedisSentinel(7200, 26200);
+const acl = { user: 'tether-router', password: 'sentinel-suite-password-0123456789' };
+const secrets = mkdtempSync(join(tmpdir(), 'tether-redis-secret-'));
+const passwordFile = join(secrets, 'password');
+writeFileSync(passwordFile, `${acl.password}\n`, { mode: 0o600 });
+const sentinel = await startRedisSentinel(7200, 26200, acl).catch((error: unknown) => {
+  rmSync(secrets, { recursive: true, force: true });
+  throw error;
+});
 afterAll(async () => {
   useRedisForSuites(undefined);
   await sentinel.stop();
+  rmSync(secrets, { recursive: true, force: true });
 });
-useRedisForSuites(sentinel.url);
+useRedisForSuites(sentinel.url, {
+  TETHER_REDIS_USERNAME: acl.user,
+  TETHER_REDIS_PASSWORD_FILE: passwordFile,
+});
+
+describe('the Sentinel set-up', () => {
+  it('refuses keys to a client that does not log in as the ACL user', async () => {
+    expect(await cli(7200, 'SET', 'probe', '1')).toContain('NOPERM');
+  });
+});
 
 await import('./session-update.test.js');
 

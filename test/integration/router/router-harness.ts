@@ -40,14 +40,17 @@ export interface Suite {
 }
 
 let redisUrlOverride: string | undefined;
+let redisEnvOverride: Record<string, string> = {};
 
 /**
  * Makes every suite created from now on in this test file use `url` (a `redis-cluster://` or
  * `redis-sentinel://` one) instead of the shared Redis: test/integration/router/cluster.test.ts
  * runs the router suites against a real Redis Cluster this way.
  */
-export function useRedisForSuites(url: string | undefined): void {
+export function useRedisForSuites(url: string | undefined, env: Record<string, string> = {}): void {
   redisUrlOverride = url;
+  // Further TETHER_REDIS_* variables (an ACL user, a password file) for the suite and its routers.
+  redisEnvOverride = url === undefined ? {} : env;
 }
 
 export async function createSuite(label: string): Promise<Suite> {
@@ -58,7 +61,8 @@ export async function createSuite(label: string): Promise<Suite> {
   const nc = await connectNats({ servers: services.natsUrl, name: `test-${label}` });
   const credentials = answerEdgeCredentials(nc, subjects);
   // Connection errors while a node is killed are expected; commands still fail loudly.
-  const redis = createRedisClient(redisSettings({ TETHER_REDIS_URL: services.redisUrl }), {
+  const redisEnv = { ...redisEnvOverride };
+  const redis = createRedisClient(redisSettings({ ...redisEnv, TETHER_REDIS_URL: services.redisUrl }), {
     onError: () => undefined,
   });
   const keys = (pattern: string) => scanKeys(redis, pattern);
@@ -75,6 +79,7 @@ export async function createSuite(label: string): Promise<Suite> {
       const config = loadRouterConfig({
         TETHER_NATS_URL: services.natsUrl,
         TETHER_REDIS_URL: services.redisUrl,
+        ...redisEnv,
         TETHER_NAMESPACE: namespace,
         TETHER_EDGE_SECRET: EDGE_SECRET,
         TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
