@@ -7,6 +7,7 @@
 // real HTTP `watch` requests held open by the api and the router for the watch wait.
 import { Redis } from 'ioredis';
 import { requestService } from '#messaging';
+import { LEASE_INDEX_SHARDS, RedisKeys } from '../apps/session-router/src/common/redis-keys.js';
 import { FakeEdge, inParallel, opaqueId } from './lib/fake-edge.js';
 import { waitForStoredSessions } from './lib/history-wait.js';
 import { runLoad } from './lib/loadgen.js';
@@ -127,8 +128,16 @@ export async function footprint(options: BenchOptions): Promise<void> {
     const memoryLeases = await usedMemory(redis);
     let leaseKeyBytes = 0;
     for (const id of sample) leaseKeyBytes += await memoryUsage(redis, `${ns}:{${id}}:lease`);
-    const leaseIndexBytes = await memoryUsage(redis, `${ns}:leases`);
-    const leaseIndexEntries = await redis.zcard(`${ns}:leases`);
+    // The lease index is sharded (docs/scaling.md "Redis"): every shard counts.
+    const indexKeys = Array.from({ length: LEASE_INDEX_SHARDS }, (_, shard) =>
+      new RedisKeys(ns).leases(shard),
+    );
+    let leaseIndexBytes = 0;
+    let leaseIndexEntries = 0;
+    for (const key of indexKeys) {
+      leaseIndexBytes += await memoryUsage(redis, key);
+      leaseIndexEntries += await redis.zcard(key);
+    }
     await wait(1_000);
     const rssSessions = rss();
 

@@ -12,7 +12,7 @@ import pg from 'pg';
  * The lease index and a session's lease record are the reaper's to rescore on its rounds; what a
  * request could change besides them (revision, epoch, sequence, meta, fence, ledger) stays watched.
  */
-const MOVES_BY_ITSELF = [/:edge:[^:]+:presence$/, /:submission-round$/, /:leases$/, /:lease$/];
+const MOVES_BY_ITSELF = [/:edge:[^:]+:presence$/, /:submission-round$/, /:leases(:\{\d+\})?$/, /:lease$/];
 const UNWATCHED_TABLES = new Set(['audit_records', '_prisma_migrations']);
 
 export interface StackStateSources {

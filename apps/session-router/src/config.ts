@@ -9,11 +9,11 @@ import {
   natsEnv,
   natsSettings,
   nodeEnvVar,
-  redisUrlVar,
   refuseWeakSecrets,
 } from '#config';
 import { DEFAULT_NAMESPACE, Limits } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
+import { checkRedisEnv, redisEnv, redisSettings } from './common/redis-topology.js';
 
 /** Three edge calls and a history call, with room to spare: a live claim is never cut short. */
 const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
@@ -34,7 +34,8 @@ export const routerConfigSchema = z
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
       .default(DEFAULT_NAMESPACE),
     TETHER_LOG_LEVEL: logLevelVar(),
-    TETHER_REDIS_URL: redisUrlVar(),
+    /** Standalone, Cluster or Sentinel, TLS and ACL user (common/redis-topology.ts). */
+    ...redisEnv,
     TETHER_EDGE_SECRET: z.string().min(16, 'must be at least 16 characters'),
     /** The journal's content key (docs/security.md "Content encryption"); previous keys only open. */
     TETHER_JOURNAL_KEY: journalKeyVar(),
@@ -80,12 +81,13 @@ export const routerConfigSchema = z
     TETHER_EDGE_LIVENESS_CHECK_MS: intVar(EDGE_LIVENESS_CHECK_DEFAULT_MS, 50, 5_000),
   })
   .superRefine(checkNatsEnv)
+  .superRefine(checkRedisEnv)
   .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_JOURNAL_KEY']))
   .transform((env) => ({
     nats: natsSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
-    redisUrl: env.TETHER_REDIS_URL,
+    redis: redisSettings(env),
     edgeSecret: env.TETHER_EDGE_SECRET,
     journalKeys: { current: env.TETHER_JOURNAL_KEY, previous: env.TETHER_JOURNAL_PREVIOUS_KEYS },
     watchWaitMs: env.TETHER_WATCH_WAIT_MS,

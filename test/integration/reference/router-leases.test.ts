@@ -50,7 +50,8 @@ describe('reference lease cases at the router', () => {
     await suite.cleanup();
   });
 
-  const leasesKey = () => `${suite.namespace}:leases`;
+  /** The lease index shard the router files the session under. */
+  const leasesKey = (sid: string) => suite.redisKeys.leases(suite.redisKeys.leaseShard(sid));
   const leaseKey = (sid: string) => `${suite.namespace}:{${sid}}:lease`;
   const route = (request: Omit<EdgeAgentRequest, 'edge_id'>) =>
     requestService(
@@ -76,11 +77,11 @@ describe('reference lease cases at the router', () => {
       now - idleMs + Limits.SAVED_SESSION_IDLE_MS,
       now - ageMs + Limits.SAVED_SESSION_MAX_AGE_MS,
     );
-    await suite.redis.zadd(leasesKey(), due, sid);
+    await suite.redis.zadd(leasesKey(sid), due, sid);
     return due;
   };
   const lease = async (sid: string) => ({
-    due: Number(await suite.redis.zscore(leasesKey(), sid)),
+    due: Number(await suite.redis.zscore(leasesKey(sid), sid)),
     hash: await suite.redis.hgetall(leaseKey(sid)),
   });
 

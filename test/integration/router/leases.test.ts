@@ -21,10 +21,11 @@ describe('router idle leases', () => {
     await suite.cleanup();
   });
 
-  const leasesKey = () => `${suite.namespace}:leases`;
+  /** The lease index shard the router files the session under. */
+  const leasesKey = (sid: string) => suite.redisKeys.leases(suite.redisKeys.leaseShard(sid));
   const leaseKey = (sid: string) => `${suite.namespace}:{${sid}}:lease`;
   /** A lease as a user action would have left it, idle since long enough to be due. */
-  const seedDueLease = async (sid: string, edgeId = EDGE, running = false) => {
+  const seedDueLease = async (sid: string, edgeId = EDGE, running = false, index = leasesKey(sid)) => {
     const past = Date.now() - Limits.TRANSIENT_SESSION_IDLE_MS - 1_000;
     await suite.redis.hset(leaseKey(sid), {
       created: past,
@@ -36,7 +37,7 @@ describe('router idle leases', () => {
       attempts: '0',
     });
     if (running) await suite.redis.hset(`${suite.namespace}:{${sid}}:meta`, { running: '1', edge: edgeId });
-    await suite.redis.zadd(leasesKey(), past + Limits.TRANSIENT_SESSION_IDLE_MS, sid);
+    await suite.redis.zadd(index, past + Limits.TRANSIENT_SESSION_IDLE_MS, sid);
   };
 
   // Snapshot reads not renewing is pinned in test/integration/reference/router-leases.test.ts.
@@ -49,7 +50,7 @@ describe('router idle leases', () => {
       { actor_id: 'user-1', request: { edge_id: EDGE, action: 'poll', session_id: sid } },
       { timeoutMs: 10_000 },
     );
-    const score = Number(await suite.redis.zscore(leasesKey(), sid));
+    const score = Number(await suite.redis.zscore(leasesKey(sid), sid));
     expect(score).toBeGreaterThan(Date.now());
     expect(score).toBeLessThanOrEqual(Date.now() + Limits.TRANSIENT_SESSION_IDLE_MS);
     expect(await suite.redis.hgetall(leaseKey(sid))).toMatchObject({
@@ -87,11 +88,11 @@ describe('router idle leases', () => {
       request: { edge_id: EDGE, action: 'expire', session_id: expired()[0]!.request.session_id },
     });
     for (const sid of due) {
-      expect(await suite.redis.zscore(leasesKey(), sid)).toBeNull();
+      expect(await suite.redis.zscore(leasesKey(sid), sid)).toBeNull();
       expect(await suite.redis.exists(leaseKey(sid))).toBe(0);
     }
     for (const sid of running) {
-      expect(Number(await suite.redis.zscore(leasesKey(), sid))).toBeGreaterThan(Date.now());
+      expect(Number(await suite.redis.zscore(leasesKey(sid), sid))).toBeGreaterThan(Date.now());
     }
   }, 30_000);
 
@@ -103,6 +104,32 @@ describe('router idle leases', () => {
       (count) => count >= 1,
     );
     expect(attempts).toBe(1);
-    expect(Number(await suite.redis.zscore(leasesKey(), sid))).toBeGreaterThan(Date.now());
+    expect(Number(await suite.redis.zscore(leasesKey(sid), sid))).toBeGreaterThan(Date.now());
+  });
+
+  it('drains the single lease index older versions wrote into the shards, expiring what is due once', async () => {
+    const legacy = `${suite.namespace}:leases`;
+    const due = Array.from({ length: 5 }, () => sessionId());
+    const later = sessionId();
+    await Promise.all(due.map((sid) => seedDueLease(sid, EDGE, false, legacy)));
+    const laterDue = Date.now() + 60 * 60_000;
+    await suite.redis.zadd(legacy, laterDue, later);
+
+    const expiredOnce = async () => {
+      const expired = edge.requests.filter(
+        (rpc) => rpc.request.action === 'expire' && due.includes(rpc.request.session_id!),
+      );
+      return expired.map((rpc) => rpc.request.session_id!).sort();
+    };
+    expect(await eventually(expiredOnce, (ids) => ids.length >= due.length)).toEqual([...due].sort());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await expiredOnce()).toEqual([...due].sort());
+    expect(await suite.redis.exists(legacy)).toBe(0);
+    expect(Number(await suite.redis.zscore(leasesKey(later), later))).toBe(laterDue);
+  });
+
+  it('spreads the lease index over its shards', () => {
+    const shards = new Set(Array.from({ length: 400 }, () => suite.redisKeys.leaseShard(sessionId())));
+    expect(shards.size).toBe(16);
   });
 });

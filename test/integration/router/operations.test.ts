@@ -111,7 +111,7 @@ describe('router idempotent mutations', () => {
       { timeoutMs: 20_000 },
     );
 
-  const records = (sid: string) => suite.redis.keys(`${suite.namespace}:{${sid}}:op:*`);
+  const records = (sid: string) => suite.keys(`${suite.namespace}:{${sid}}:op:*`);
 
   async function journal(sid: string): Promise<JournalWireMessage[]> {
     const messages: JournalWireMessage[] = [];

@@ -3,7 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import {
   edgeToken,
   result,
@@ -14,6 +13,13 @@ import {
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson } from '#messaging';
 import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_JOURNAL_KEY } from '#test-support';
+import {
+  createRedisClient,
+  scanKeys,
+  type RedisClient,
+} from '../../../apps/session-router/src/common/redis-client.js';
+import { RedisKeys } from '../../../apps/session-router/src/common/redis-keys.js';
+import { redisSettings } from '../../../apps/session-router/src/common/redis-topology.js';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
@@ -23,30 +29,57 @@ export interface Suite {
   namespace: string;
   subjects: Subjects;
   nc: NatsConnection;
-  redis: Redis;
+  /** The suite's own client on the Redis the routers use (a Cluster client on a cluster). */
+  redis: RedisClient;
+  redisKeys: RedisKeys;
+  /** Every key matching `pattern` on every master (KEYS only sees one node of a cluster). */
+  keys(pattern: string): Promise<string[]>;
   routers: RunningRouter[];
   startRouter(env?: Record<string, string>): Promise<RunningRouter>;
   cleanup(): Promise<void>;
 }
 
+let redisUrlOverride: string | undefined;
+let redisEnvOverride: Record<string, string> = {};
+
+/**
+ * Makes every suite created from now on in this test file use `url` (a `redis-cluster://` or
+ * `redis-sentinel://` one) instead of the shared Redis: test/integration/router/cluster.test.ts
+ * runs the router suites against a real Redis Cluster this way.
+ */
+export function useRedisForSuites(url: string | undefined, env: Record<string, string> = {}): void {
+  redisUrlOverride = url;
+  // Further TETHER_REDIS_* variables (an ACL user, a password file) for the suite and its routers.
+  redisEnvOverride = url === undefined ? {} : env;
+}
+
 export async function createSuite(label: string): Promise<Suite> {
-  const services = await testServices();
+  const shared = await testServices();
+  const services = { ...shared, redisUrl: redisUrlOverride ?? shared.redisUrl };
   const namespace = uniqueNamespace(label);
   const subjects = new Subjects(namespace);
   const nc = await connectNats({ servers: services.natsUrl, name: `test-${label}` });
   const credentials = answerEdgeCredentials(nc, subjects);
-  const redis = new Redis(services.redisUrl);
+  // Connection errors while a node is killed are expected; commands still fail loudly.
+  const redisEnv = { ...redisEnvOverride };
+  const redis = createRedisClient(redisSettings({ ...redisEnv, TETHER_REDIS_URL: services.redisUrl }), {
+    onError: () => undefined,
+  });
+  const keys = (pattern: string) => scanKeys(redis, pattern);
   const routers: RunningRouter[] = [];
   return {
     namespace,
     subjects,
     nc,
     redis,
+    redisKeys: new RedisKeys(namespace),
+    keys,
     routers,
     async startRouter(env = {}) {
       const config = loadRouterConfig({
         TETHER_NATS_URL: services.natsUrl,
         TETHER_REDIS_URL: services.redisUrl,
+        ...redisEnv,
         TETHER_NAMESPACE: namespace,
         TETHER_EDGE_SECRET: EDGE_SECRET,
         TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
@@ -60,22 +93,20 @@ export async function createSuite(label: string): Promise<Suite> {
     async cleanup() {
       await Promise.allSettled(routers.map((router) => router.close()));
       credentials.unsubscribe();
-      const keys: string[] = [];
-      let cursor = '0';
-      do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
-        cursor = next;
-        keys.push(...batch);
-      } while (cursor !== '0');
-      if (keys.length > 0) await redis.del(...keys);
       try {
-        const jsm = await jetstreamManager(nc);
-        await jsm.streams.delete(subjects.sessionsStream);
-      } catch {
-        // The suite never created it.
+        // One DEL per key: on a cluster the suite's keys live in many slots.
+        await Promise.all((await keys(`${namespace}:*`)).map((key) => redis.del(key)));
+        try {
+          const jsm = await jetstreamManager(nc);
+          await jsm.streams.delete(subjects.sessionsStream);
+        } catch {
+          // The suite never created it.
+        }
+      } finally {
+        // Closed even when a killed Redis node failed the key cleanup, so jest can exit.
+        await redis.quit().catch(() => redis.disconnect());
+        await nc.drain();
       }
-      await redis.quit();
-      await nc.drain();
     },
   };
 }

@@ -35,7 +35,7 @@ describe('router session updates', () => {
       code: 'invalid_request',
     });
     expect(await storedCount(sid)).toBe(0);
-    expect(await suite.redis.keys(`${suite.namespace}:{${sid}}:*`)).toEqual([]);
+    expect(await suite.keys(`${suite.namespace}:{${sid}}:*`)).toEqual([]);
   });
 
   it('refuses an update that names another edge than the subject it came on, even with that edge’s token', async () => {
@@ -157,7 +157,7 @@ describe('router session updates', () => {
     const sid = sessionId();
     await send(sessionUpdate({ session_id: sid, revision: 1, edge_id: '101', actor_id: 'alice' }));
     const forget = async () => {
-      const keys = await suite.redis.keys(`${suite.namespace}:{${sid}}:*`);
+      const keys = await suite.keys(`${suite.namespace}:{${sid}}:*`);
       if (keys.length > 0) await suite.redis.del(...keys);
     };
     await forget();

@@ -16,7 +16,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import type { Subjects } from '#contracts';
 import { NATS_CONNECTION } from '#messaging';
 import type { RouterConfig } from '../config.js';
@@ -53,7 +53,7 @@ export class EdgeLiveness implements OnApplicationBootstrap, OnModuleDestroy {
   private checking = false;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * A Lua script run by its SHA (EVALSHA), loaded on first use or after a Redis restart (NOSCRIPT).
@@ -12,7 +12,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
+  async run(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {

@@ -1,5 +1,8 @@
 // Every Redis key of the router, in one place. Per-session keys carry the session id in a hash
 // tag so all of a session's keys land in one Redis Cluster slot (docs/architecture.md "Names").
+/** Shards of the lease index; changing it strands entries, so it is a constant, not a setting. */
+export const LEASE_INDEX_SHARDS = 16;
+
 export class RedisKeys {
   constructor(private readonly namespace: string) {}
 
@@ -58,8 +61,26 @@ export class RedisKeys {
   lease(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:lease`;
   }
-  /** Sorted set of session ids scored by the ms timestamp their lease is due. */
-  leases(): string {
+  /**
+   * One shard of the lease index: a sorted set of session ids scored by the ms timestamp their
+   * lease is due. The index is split in LEASE_INDEX_SHARDS sets, each with its own hash tag, so
+   * on a Redis Cluster the reaper's load and the index's memory spread over the masters instead
+   * of one slot; a session always lands in the same shard (`leaseShard`).
+   */
+  leases(shard: number): string {
+    return `${this.namespace}:leases:{${shard}}`;
+  }
+  /** The shard of a session's entry in the lease index. */
+  leaseShard(sessionId: string): number {
+    // FNV-1a: stable across processes and versions, cheap, and spreads hex ids evenly.
+    let hash = 0x811c9dc5;
+    for (let index = 0; index < sessionId.length; index += 1) {
+      hash = Math.imul(hash ^ sessionId.charCodeAt(index), 0x01000193) >>> 0;
+    }
+    return hash % LEASE_INDEX_SHARDS;
+  }
+  /** The single lease index of versions before the sharding; the reaper drains it into the shards. */
+  legacyLeases(): string {
     return `${this.namespace}:leases`;
   }
   presence(edgeId: string): string {

@@ -1,18 +1,26 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import type { RouterConfig } from '../config.js';
+import { createRedisClient, type RedisClient } from './redis-client.js';
+import { describeRedis } from './redis-topology.js';
 import { REDIS, ROUTER_CONFIG } from './tokens.js';
 
 export const redisProvider: Provider = {
   provide: REDIS,
   inject: [ROUTER_CONFIG],
-  useFactory: (config: RouterConfig): Redis =>
-    new Redis(config.redisUrl, {
-      // Requests fail fast while Redis is away instead of queueing behind a user's watch.
-      maxRetriesPerRequest: 2,
-      enableAutoPipelining: true,
-      lazyConnect: false,
-    }),
+  useFactory: (config: RouterConfig): RedisClient => {
+    const log = new Logger('Redis');
+    log.log(`Connecting to ${describeRedis(config.redis)}.`);
+    // Reconnection errors repeat every few hundred ms while a node is away: one line per change.
+    let last = '';
+    return createRedisClient(config.redis, {
+      connectionName: `${config.namespace}-session-router`,
+      onError: (error) => {
+        if (error.message === last) return;
+        last = error.message;
+        log.warn(`Redis connection: ${error.message}`);
+      },
+    });
+  },
 };
 
 /** Quits Redis last, once the transport has finished every in-flight handler. */
@@ -20,7 +28,7 @@ export const redisProvider: Provider = {
 export class RedisLifecycle implements OnApplicationShutdown {
   private readonly log = new Logger(RedisLifecycle.name);
 
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     try {

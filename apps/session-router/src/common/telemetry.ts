@@ -1,6 +1,5 @@
-// The router's ops endpoints and gauges: leases (one ZCARD), watches waiting in this process,
+// The router's ops endpoints and gauges: leases (a ZCARD per index shard), watches waiting in this process,
 // and edges online (a bounded SCAN of presence keys), all read only when /metrics is scraped.
-import type { Redis } from 'ioredis';
 import {
   METRIC,
   exportSubmissionSettlements,
@@ -12,7 +11,9 @@ import {
 } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import type { RunningRouter } from '../router.js';
+import { LeasesRepository } from '../leases/leases.repository.js';
 import { WatchService } from '../watch/watch.service.js';
+import { scanKeys, type RedisClient } from './redis-client.js';
 import { RedisKeys } from './redis-keys.js';
 import { REDIS } from './tokens.js';
 
@@ -20,24 +21,18 @@ import { REDIS } from './tokens.js';
 const PRESENCE_SCAN_COUNT = 1_000;
 const PRESENCE_SCAN_MAX_STEPS = 100;
 
-async function countPresence(redis: Redis, pattern: string): Promise<number> {
-  let cursor = '0';
-  let count = 0;
-  for (let step = 0; step < PRESENCE_SCAN_MAX_STEPS; step += 1) {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', PRESENCE_SCAN_COUNT);
-    count += keys.length;
-    cursor = next;
-    if (cursor === '0') break;
-  }
-  return count;
+/** Presence keys live on every master of a Cluster (one per edge): each node is scanned. */
+async function countPresence(redis: RedisClient, pattern: string): Promise<number> {
+  return (await scanKeys(redis, pattern, PRESENCE_SCAN_COUNT, PRESENCE_SCAN_MAX_STEPS)).length;
 }
 
 export function startRouterTelemetry(router: RunningRouter, config: RouterConfig): Promise<OpsServer> {
-  const redis = router.app.get<Redis>(REDIS);
+  const redis = router.app.get<RedisClient>(REDIS);
   const keys = new RedisKeys(config.namespace);
   const watch = router.app.get(WatchService);
-  registerGauge(METRIC.leases, 'Sessions holding a lease (due in the reaper set).', () =>
-    redis.zcard(keys.leases()),
+  const leases = router.app.get(LeasesRepository);
+  registerGauge(METRIC.leases, 'Sessions holding a lease (due in the reaper set, every shard).', () =>
+    leases.count(),
   );
   registerGauge(METRIC.watchers, 'Watches waiting in this router process.', () => watch.waiting);
   registerGauge(METRIC.connectorsOnline, 'Edges with a live presence key.', () =>

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import {
   isOpaqueId,
   result,
@@ -51,7 +51,7 @@ export class StoredSessionsService {
     private readonly journal: SessionUpdateService,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SUBJECTS) subjects: Subjects,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     cipher: JournalCipher,
   ) {
     this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { RedisKeys } from '../common/redis-keys.js';
 import { REDIS } from '../common/tokens.js';
@@ -12,7 +12,7 @@ import { REDIS } from '../common/tokens.js';
 @Injectable()
 export class TitleOverrideRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

@@ -64,6 +64,7 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
+      await this.leases.migrateLegacy(LEASE_REAPER_BATCH);
       const now = Date.now();
       const due = await this.leases.dueSessionIds(now, LEASE_REAPER_BATCH);
       for (const sessionId of due) {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { Limits } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
-import { RedisKeys } from '../common/redis-keys.js';
+import { LEASE_INDEX_SHARDS, RedisKeys } from '../common/redis-keys.js';
 import { REDIS } from '../common/tokens.js';
 import { leaseDueAt } from './lease-policy.js';
 
@@ -72,7 +72,7 @@ const LEASE_HASH_TTL_MS = Limits.SAVED_SESSION_MAX_AGE_MS + 60 * 60_000;
 @Injectable()
 export class LeasesRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
@@ -94,27 +94,72 @@ export class LeasesRepository {
       ),
     );
     const due = leaseDueAt({ saved, touched: touch.now, created });
-    await this.redis.zadd(this.keys.leases(), due, touch.sessionId);
+    await this.redis.zadd(this.indexOf(touch.sessionId), due, touch.sessionId);
     return due;
   }
 
+  /** The index shard holding the session's entry (one key: every command on it keeps to one slot). */
+  private indexOf(sessionId: string): string {
+    return this.keys.leases(this.keys.leaseShard(sessionId));
+  }
+
+  /**
+   * Due sessions of every shard (one read per shard, in parallel), taken in turn from each shard
+   * so a crowded shard does not starve the others, at most `limit` in all.
+   */
   async dueSessionIds(now: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.leases(), '-inf', now, 'LIMIT', 0, limit);
+    const shards = await Promise.all(
+      Array.from({ length: LEASE_INDEX_SHARDS }, (_, shard) =>
+        this.redis.zrangebyscore(this.keys.leases(shard), '-inf', now, 'LIMIT', 0, limit),
+      ),
+    );
+    const due: string[] = [];
+    for (let index = 0; due.length < limit && shards.some((ids) => index < ids.length); index += 1) {
+      for (const ids of shards) if (index < ids.length && due.length < limit) due.push(ids[index]!);
+    }
+    return due;
+  }
+
+  /** Entries in the whole index (every shard, and what is left of the pre-sharding index). */
+  async count(): Promise<number> {
+    const counts = await Promise.all([
+      ...Array.from({ length: LEASE_INDEX_SHARDS }, (_, shard) => this.redis.zcard(this.keys.leases(shard))),
+      this.redis.zcard(this.keys.legacyLeases()),
+    ]);
+    return counts.reduce((sum, value) => sum + value, 0);
+  }
+
+  /**
+   * Moves up to `limit` entries of the pre-sharding index into their shards (an upgrade leaves
+   * it behind; older replicas may still write to it during a rolling upgrade). ZADD NX keeps a
+   * newer touch already in the shard; an older score only makes the reaper look early, and it
+   * always re-reads the lease before acting. Returns how many entries moved.
+   */
+  async migrateLegacy(limit: number): Promise<number> {
+    const legacy = this.keys.legacyLeases();
+    const flat = await this.redis.zrangebyscore(legacy, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, limit);
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const sessionId = flat[index]!;
+      await this.redis.zadd(this.indexOf(sessionId), 'NX', flat[index + 1]!, sessionId);
+      await this.redis.zrem(legacy, sessionId);
+    }
+    return flat.length / 2;
   }
 
   async claim(sessionId: string, now: number, claimScore: number): Promise<boolean> {
-    return (await CLAIM.run(this.redis, [this.keys.leases()], [sessionId, now, claimScore])) === 1;
+    return (await CLAIM.run(this.redis, [this.indexOf(sessionId)], [sessionId, now, claimScore])) === 1;
   }
 
   /** Removes the lease unless it was touched since the claim; true when it was removed. */
   async release(sessionId: string, claimScore: number): Promise<boolean> {
-    const removed = (await SETTLE.run(this.redis, [this.keys.leases()], [sessionId, claimScore, ''])) === 1;
+    const removed =
+      (await SETTLE.run(this.redis, [this.indexOf(sessionId)], [sessionId, claimScore, ''])) === 1;
     if (removed) await this.redis.del(this.keys.lease(sessionId));
     return removed;
   }
 
   async reschedule(sessionId: string, claimScore: number, dueAt: number): Promise<void> {
-    await SETTLE.run(this.redis, [this.keys.leases()], [sessionId, claimScore, dueAt]);
+    await SETTLE.run(this.redis, [this.indexOf(sessionId)], [sessionId, claimScore, dueAt]);
   }
 
   async read(sessionId: string): Promise<Lease | null> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import type { EdgeAgentResult } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
 import { RedisKeys } from '../common/redis-keys.js';
@@ -184,7 +184,7 @@ export function newClaim(): string {
 @Injectable()
 export class OperationLedgerRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

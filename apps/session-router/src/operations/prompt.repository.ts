@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { Limits, type PromptResolution } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
 import { RedisKeys } from '../common/redis-keys.js';
@@ -54,7 +54,7 @@ export interface PromptAnswer {
 @Injectable()
 export class PromptRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

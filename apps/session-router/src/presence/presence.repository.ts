@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { RedisKeys } from '../common/redis-keys.js';
 import { parsePresence, type PresenceRecord } from '../common/presence-record.js';
 import { REDIS } from '../common/tokens.js';
@@ -12,7 +12,7 @@ const LEAVING_RECORD_MS = 10_000;
 @Injectable()
 export class PresenceRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

@@ -8,7 +8,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import {
   journalEntrySchema,
   sealedJournalEntrySchema,
@@ -208,7 +208,7 @@ export class LifecyclePublisher {
   constructor(
     private readonly nc: NatsConnection,
     private readonly subjects: Subjects,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly cipher: JournalCipher,
   ) {
     this.js = jetstream(nc);

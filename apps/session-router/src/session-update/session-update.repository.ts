@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
 import { RedisKeys } from '../common/redis-keys.js';
@@ -74,7 +74,7 @@ return 0
 @Injectable()
 export class SessionUpdateRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import {
   type EdgeAgentResult,
   type JournalSubmissionEntry,
@@ -80,7 +80,7 @@ export class SessionUpdateService {
     private readonly repository: SessionUpdateRepository,
     private readonly stream: JournalStream,
     private readonly fences: RuntimeFenceRepository,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     private readonly credentials: EdgeCredentials,
     cipher: JournalCipher,
   ) {

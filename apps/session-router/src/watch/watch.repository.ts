@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../common/redis-client.js';
 import { RedisKeys } from '../common/redis-keys.js';
 import { REDIS } from '../common/tokens.js';
 
@@ -11,7 +11,7 @@ export interface StoredRevision {
 @Injectable()
 export class WatchRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
