@@ -63,14 +63,21 @@ const newOperationId = () => `${Date.now()}-${randomBytes(16).toString('hex')}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the contract tells a client after this answer (docs/reliability.md, "What a client does"). */
-export function judge(status: number, data: LoadSnapshot | undefined): 'ok' | 'retry' | 'resend' | 'fail' {
+export function judge(
+  status: number,
+  data: LoadSnapshot | undefined,
+): 'ok' | 'retry' | 'renew' | 'resend' | 'fail' {
   if (status === 503 || status === 429) return 'retry';
   if (status !== 200 || !data) return 'fail';
-  if (data.operation?.submission?.dispatch_state === 'unknown') return 'resend';
+  const dispatch = data.operation?.submission?.dispatch_state;
+  if (dispatch === 'unknown') return 'resend';
   if (data.status === 'ok') return 'ok';
+  if (data.status !== 'unavailable' && data.status !== 'busy') return 'fail';
+  // A send `rejected` (the edge unreachable or busy) ran nothing, and its id replays that answer
+  // for ever: the send is made again under a new id.
+  if (dispatch === 'rejected') return 'renew';
   // `unavailable` (router or edge unreachable, or an operation still running) and `busy`.
-  if (data.status === 'unavailable' || data.status === 'busy') return 'retry';
-  return 'fail';
+  return 'retry';
 }
 
 export class LoadClient {
@@ -105,7 +112,7 @@ export class LoadClient {
   /** One attempt, judged and recorded: the snapshot when it was answered ok, else the verdict. */
   async attempt(
     request: Record<string, unknown>,
-  ): Promise<LoadSnapshot | 'retry' | 'resend' | 'resume' | 'resume-unknown' | 'fail'> {
+  ): Promise<LoadSnapshot | 'retry' | 'renew' | 'resend' | 'resume' | 'resume-unknown' | 'fail'> {
     const action = String(request.action);
     let reply: { status: number; data?: LoadSnapshot };
     try {
@@ -128,8 +135,8 @@ export class LoadClient {
     const what =
       reply.status !== 200 || !reply.data
         ? `http ${reply.status}`
-        : verdict === 'resend'
-          ? 'dispatch unknown'
+        : verdict === 'resend' || verdict === 'renew'
+          ? `dispatch ${reply.data.operation?.submission?.dispatch_state} (${reply.data.status})`
           : `status ${reply.data.status}${reply.data.operation?.refusal ? ` ${reply.data.operation.refusal.code}` : ''}`;
     this.miss(action, what, verdict !== 'fail');
     return verdict;
@@ -154,6 +161,10 @@ export class LoadClient {
       const outcome = await this.attempt(current);
       if (typeof outcome === 'object') return { answer: outcome, answered: current };
       if (outcome === 'resend') current = { ...first, retry_unknown: true };
+      if (outcome === 'renew' && first.client_operation_id !== undefined) {
+        first = { ...first, client_operation_id: newOperationId() };
+        current = first;
+      }
       if (outcome === 'resume') {
         const { edge_id, access_id, session_id } = request;
         await this.call({ edge_id, access_id, session_id, action: 'resume' });
