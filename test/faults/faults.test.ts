@@ -43,6 +43,8 @@ const POLL_EVERY_MS = 300;
 const SETTLE_SENDS = 4;
 const WARMUP_SENDS = 8;
 const BOUND_MS = 120_000;
+/** History normally holds every acknowledged send within seconds of a fault. */
+const CATCH_UP_BOUND_MS = 45_000;
 const READY_TIMEOUT_MS = 180_000;
 
 const nats = new PrivateNats(PORTS.nats);
@@ -172,19 +174,26 @@ interface Sent {
   session: number;
 }
 
-/** Accepted submissions in Postgres among these operation ids (history's journal of sends). */
-async function acceptedInPostgres(operationIds: string[]): Promise<number> {
+/** The submissions of these operation ids in Postgres (history's journal of sends), by state. */
+async function submissionsInPostgres(operationIds: string[]): Promise<Record<string, number>> {
   const db = new pg.Client({ connectionString: e2e.database.url });
   await db.connect();
   try {
-    const result = await db.query<{ count: string }>(
-      `SELECT count(*) FROM journal_submissions WHERE client_message_id = ANY($1) AND dispatch_state = 'accepted'`,
+    const result = await db.query<{ dispatch_state: string; count: string }>(
+      `SELECT dispatch_state, count(*) FROM journal_submissions WHERE client_message_id = ANY($1) GROUP BY 1`,
       [operationIds],
     );
-    return Number(result.rows[0]?.count ?? 0);
+    const states: Record<string, number> = {};
+    for (const row of result.rows) states[row.dispatch_state] = Number(row.count);
+    states.missing = operationIds.length - Object.values(states).reduce((sum, count) => sum + count, 0);
+    return states;
   } finally {
     await db.end();
   }
+}
+
+async function acceptedInPostgres(operationIds: string[]): Promise<number> {
+  return (await submissionsInPostgres(operationIds)).accepted ?? 0;
 }
 
 test('every service and dependency killed in turn under load: nothing acknowledged lost or doubled', async () => {
@@ -254,6 +263,8 @@ test('every service and dependency killed in turn under load: nothing acknowledg
   await until(async () => sent.length >= WARMUP_SENDS, 'the load flowing');
 
   const windows: FaultWindow[] = [];
+  /** Faults after which Postgres did not hold every acknowledged send as accepted. */
+  const behind: string[] = [];
   // TETHER_FAULTS_ONLY=edge,redis runs only the faults whose names start so (while investigating one).
   const only = process.env.TETHER_FAULTS_ONLY?.split(',');
   const chosen = FAULTS.filter((fault) => !only || only.some((prefix) => fault.name.startsWith(prefix)));
@@ -274,13 +285,19 @@ test('every service and dependency killed in turn under load: nothing acknowledg
     );
     const recoveredAt = sendsAfter(returnedAt)[0]!.at;
     const acked = sent.map((send) => send.operationId);
+    // A fault after which history never catches up is recorded (and fails the test at the end),
+    // so the other faults still run and report.
     const caughtUpAt = await until(
       async () => (await acceptedInPostgres(acked)) === acked.length,
       `history holding every send acknowledged by ${fault.name}`,
-    );
+      CATCH_UP_BOUND_MS,
+    ).catch(async () => {
+      behind.push(`${fault.name}: ${JSON.stringify(await submissionsInPostgres(acked))} of ${acked.length}`);
+      return Number.NaN;
+    });
     windows.push({ name: fault.name, downAt, returnedAt, readyAt, recoveredAt, caughtUpAt, endAt: 0 });
     await until(
-      async () => sendsAfter(caughtUpAt).length >= SETTLE_SENDS,
+      async () => sendsAfter(Number.isNaN(caughtUpAt) ? recoveredAt : caughtUpAt).length >= SETTLE_SENDS,
       `the load flowing after ${fault.name}`,
     );
   }
@@ -334,6 +351,7 @@ test('every service and dependency killed in turn under load: nothing acknowledg
   const all = effects('warm-up');
   expect([all.lost, all.duplicated]).toEqual([0, 0]);
   // History (Postgres) holds each acknowledged send as one accepted submission.
+  expect(behind).toEqual([]);
   expect(await acceptedInPostgres(sent.map((send) => send.operationId))).toBe(sent.length);
   // Every client's SSE view holds its session's sends exactly once.
   const sorted = (texts: string[]) => [...texts].sort();

@@ -68,7 +68,7 @@ export function figuresOf(
   };
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const seconds = (ms: number) => (Number.isNaN(ms) ? 'never' : `${(ms / 1000).toFixed(1)} s`);
 
 /** A Markdown table of the figures (the suite prints it; docs/reliability.md keeps one). */
 export function table(rows: FaultFigures[]): string {

@@ -58,6 +58,7 @@ export interface LoadClientOptions {
   attemptsMax?: number;
 }
 
+const RENEW_BACKOFF_MAX_MS = 3_000;
 const newOperationId = () => `${Date.now()}-${randomBytes(16).toString('hex')}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -157,6 +158,7 @@ export class LoadClient {
   ): Promise<{ answer: LoadSnapshot; answered: Record<string, unknown> }> {
     let first = request;
     let current = request;
+    let renewals = 0;
     for (let attempt = 0; attempt < (this.options.attemptsMax ?? 300); attempt += 1) {
       const outcome = await this.attempt(current);
       if (typeof outcome === 'object') return { answer: outcome, answered: current };
@@ -164,6 +166,10 @@ export class LoadClient {
       if (outcome === 'renew' && first.client_operation_id !== undefined) {
         first = { ...first, client_operation_id: newOperationId() };
         current = first;
+        // Each new id is a ledger record (a session holds TETHER_OPERATIONS_PER_SESSION_MAX):
+        // back off while the edge stays unreachable instead of minting one every pause.
+        renewals += 1;
+        await sleep(Math.min(RENEW_BACKOFF_MAX_MS, (this.options.pauseMs ?? 200) * 2 ** renewals));
       }
       if (outcome === 'resume') {
         const { edge_id, access_id, session_id } = request;
