@@ -174,6 +174,8 @@ export class LoadClient {
       if (outcome === 'resume') {
         const { edge_id, access_id, session_id } = request;
         await this.call({ edge_id, access_id, session_id, action: 'resume' });
+        renewals += 1;
+        await sleep(Math.min(RENEW_BACKOFF_MAX_MS, (this.options.pauseMs ?? 200) * 2 ** renewals));
         if (first.client_operation_id !== undefined)
           first = { ...first, client_operation_id: newOperationId() };
         current = first;
