@@ -1,4 +1,4 @@
-// Four projects: unit specs live beside the code; integration and e2e suites run
+// Five projects: unit specs live beside the code; integration and e2e suites run
 // against real NATS, Redis and Postgres (see test/support/environment.ts).
 const swc = ['@swc/jest', { swcrc: true }];
 const shared = {
@@ -27,6 +27,8 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    // Each service and dependency killed in turn under load, on servers of its own (test/faults).
+    { ...shared, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.test.ts'] },
     // The console in Debian's Chromium on the real stack (test/browser/browser.ts).
     { ...shared, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
   ],

@@ -25,13 +25,13 @@ import { connectNats, decodeJson } from '#messaging';
 import { freePort, signToken, testServices } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { PrivateRedis } from '../support/private-servers.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(240_000);
 
 const JWT_SECRET = 'e2e-redis-loss-jwt-secret-0123456789';
 const EDGE_SECRET = 'e2e-redis-loss-edge-secret-0123456789';
-const REDIS_BOOT_TIMEOUT_MS = 10_000;
 /** Generous bound on anything that should follow shortly (a turn, a catch-up, a restart). */
 const SETTLE_TIMEOUT_MS = 60_000;
 /** The journal head counts as final once it has not moved for this long. */
@@ -46,34 +46,7 @@ interface Snapshot {
   installations?: { id: string; kind: string }[];
 }
 
-async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + REDIS_BOOT_TIMEOUT_MS;
-  for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      await probe.ping();
-      await probe.quit();
-      return { url, process: child };
-    } catch {
-      probe.disconnect();
-      if (Date.now() > deadline) {
-        child.kill('SIGTERM');
-        throw new Error('Private redis-server did not start.');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-let redis: { url: string; process: ChildProcess } | undefined;
+let redis: PrivateRedis | undefined;
 let admin: Redis;
 let e2e: E2eStack;
 let stack: Stack;
@@ -85,7 +58,8 @@ let edgeId: string;
 let installationId: string;
 
 beforeAll(async () => {
-  redis = await startPrivateRedis();
+  redis = new PrivateRedis(await freePort());
+  await redis.start();
   admin = new Redis(redis.url);
   e2e = await startE2eStack({
     label: 'e2eredis',
@@ -118,7 +92,7 @@ afterAll(async () => {
   await nc?.close();
   await e2e?.close();
   await admin?.quit().catch(() => undefined);
-  redis?.process.kill('SIGTERM');
+  await redis?.close();
 });
 
 async function withOutput(run: () => Promise<void>): Promise<void> {

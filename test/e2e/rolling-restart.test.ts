@@ -6,18 +6,12 @@
 // holds each acknowledged send exactly once: nothing lost, nothing duplicated. A send that meets
 // a stopping replica completes or is refused with a retryable status; the client resends it with
 // the same operation id (docs/contract.md "Idempotent mutations"), never making a second message.
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { freePort, signToken } from '#test-support';
-import {
-  operationFingerprint,
-  type EdgeAgentRequest,
-  type JournalItem,
-  type JournalSnapshot,
-} from '#contracts';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
+import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
 import { LoadBalancer } from '../support/load-balancer.js';
@@ -51,23 +45,10 @@ const CONVERGE_TIMEOUT_MS = 45_000;
 /** A cold start on a loaded 2-core machine has been seen to take well over a minute. */
 const READY_TIMEOUT_MS = 180_000;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  operation?: {
-    replayed?: boolean;
-    refusal?: { code: string };
-    submission?: { dispatch_state?: string };
-  };
-}
-
 let e2e: E2eStack;
 let stack: Stack;
 let balancer: LoadBalancer;
-let token: string;
+let client: LoadClient;
 const owner = `roll${Date.now() % 100000}`;
 const opsPorts = new Map<ServiceName, number>();
 
@@ -127,13 +108,21 @@ beforeAll(async () => {
     },
   });
   stack = e2e.stack;
-  token = await signToken(JWT_SECRET, owner);
+  const token = await signToken(JWT_SECRET, owner);
   for (const name of ROLLOUT) await until(() => isReady(name), `${name} ready`);
   balancer = new LoadBalancer([
     { url: stack.apiUrl, readyUrl: readyUrl('api') },
     { url: `http://127.0.0.1:${secondApiPort}`, readyUrl: readyUrl('api-2') },
   ]);
   await balancer.start();
+  client = new LoadClient({
+    url: () => balancer.url,
+    token,
+    timeoutMs: CLIENT_TIMEOUT_MS,
+    transportRetryable: false,
+    pauseMs: RETRY_PAUSE_MS,
+    attemptsMax: CALL_ATTEMPTS_MAX,
+  });
   await until(async () => balancer.readyBackends().length === 2, 'both api replicas behind the balancer');
 });
 
@@ -142,187 +131,9 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** What went wrong for clients: must stay empty. */
-const failures: string[] = [];
-/** Retryable answers (a stopping replica's refusal) the clients resent with the same id. */
-const retried = new Map<string, number>();
-const noteRetry = (why: string) => retried.set(why, (retried.get(why) ?? 0) + 1);
-
-async function post(request: Record<string, unknown>): Promise<{ status: number; data?: Snapshot }> {
-  const response = await fetch(`${balancer.url}/api/v1/edge-agents`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-    signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
-  });
-  const text = await response.text();
-  return { status: response.status, data: (JSON.parse(text) as { data?: Snapshot }).data };
-}
-
-/**
- * One client call through the balancer. A transport error, a non-JSON answer or an undocumented
- * status is a failure. A 503, `unavailable` without an operation (no router answered), a copy
- * still running, or an `unknown` settlement (then resent with `retry_unknown`) is retryable.
- */
-async function call(request: Record<string, unknown>): Promise<Snapshot> {
-  let current = request;
-  for (let attempt = 0; attempt < CALL_ATTEMPTS_MAX; attempt += 1) {
-    let reply: { status: number; data?: Snapshot };
-    try {
-      reply = await post(current);
-    } catch (error) {
-      failures.push(`${String(request.action)}: ${(error as Error).message}`);
-      await sleep(RETRY_PAUSE_MS);
-      continue;
-    }
-    const data = reply.data;
-    if (reply.status === 503) noteRetry('http 503');
-    else if (reply.status !== 200 || !data) failures.push(`${String(request.action)}: HTTP ${reply.status}`);
-    else if (data.status === 'unavailable' && !data.operation) noteRetry('unavailable');
-    else if (data.operation?.refusal?.code === 'agent_session_operation_unknown')
-      noteRetry('operation running');
-    else if (data.operation?.submission?.dispatch_state === 'unknown') {
-      noteRetry('dispatch unknown');
-      current = { ...request, retry_unknown: true };
-    } else if (data.status === 'ok') return data;
-    else failures.push(`${String(request.action)}: status ${data.status}`);
-    await sleep(RETRY_PAUSE_MS);
-  }
-  throw new Error(`${String(request.action)} was never answered ok`);
-}
-
-/** Watches until the turn after `from` finished. */
-async function waitIdle(base: Record<string, string>, from: number): Promise<number> {
-  let cursor = from;
-  const deadline = Date.now() + CONVERGE_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const watched = await call({ ...base, action: 'watch', cursor: String(cursor) });
-    cursor = watched.revision ?? cursor;
-    if (!watched.running && cursor > from) return cursor;
-  }
-  throw new Error(`session ${base.session_id} did not finish its turn after revision ${from}`);
-}
-
-/** A client's view of its session's journal, from the SSE events it applied. */
-class SseView {
-  items = new Map<string, JournalItem>();
-  lastEventId: string | undefined;
-  reconnects = 0;
-
-  apply(type: string, id: string | undefined, data: string): void {
-    const event = JSON.parse(data) as { snapshot?: JournalSnapshot; batch?: { items: JournalItem[] } };
-    if ((type === 'snapshot' || type === 'reset') && event.snapshot) {
-      this.items = new Map(event.snapshot.items.map((item) => [item.itemId, item]));
-    } else if (type === 'batch' && event.batch) {
-      for (const item of event.batch.items) {
-        const held = this.items.get(item.itemId);
-        if (!held || held.revision <= item.revision) this.items.set(item.itemId, item);
-      }
-    }
-    if (id !== undefined) this.lastEventId = id;
-  }
-
-  userTexts(): string[] {
-    return userTexts([...this.items.values()]);
-  }
-}
-
-function userTexts(items: JournalItem[]): string[] {
-  return items
-    .filter((item) => item.body?.['type'] === 'message' && item.body['role'] === 'user')
-    .map((item) => String(item.body?.['text']));
-}
-
-/** Bounds the pages read back through one session's journal (200 items a page). */
-const HISTORY_PAGES_MAX = 50;
-
-/**
- * Every user message history holds for the session, read page by page from the tail back (a busy
- * run writes more than one page of items); undefined while history cannot answer.
- */
-async function storedUserTexts(sessionId: string, query: string): Promise<string[] | undefined> {
-  const items = new Map<string, JournalItem>();
-  let cursor: string | undefined;
-  for (let page = 0; page < HISTORY_PAGES_MAX; page += 1) {
-    const direction = cursor === undefined ? 'tail' : `before&cursor=${encodeURIComponent(cursor)}`;
-    const reply = await e2e.owner.call<{
-      ok: boolean;
-      page: {
-        items: JournalItem[];
-        hasOlder: boolean;
-        window: { oldest: { epoch: string; sequence: number } | null };
-      };
-      snapshot: { items: JournalItem[] };
-    }>('GET', `/api/v1/sessions/${sessionId}/history?${query}&direction=${direction}&limit=200`);
-    const data = reply.body.data;
-    if (!data) return undefined;
-    if (!data.ok) return userTexts(data.snapshot.items);
-    for (const item of data.page.items) items.set(item.itemId, item);
-    const oldest = data.page.window.oldest;
-    if (!data.page.hasOlder || !oldest) break;
-    cursor = `${oldest.epoch}:${oldest.sequence}`;
-  }
-  return userTexts([...items.values()]);
-}
-
-/** Follows one session's SSE stream through the balancer, resuming from the last event id. */
-async function follow(url: string, view: SseView, stop: AbortSignal): Promise<void> {
-  while (!stop.aborted) {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
-    if (view.lastEventId !== undefined) headers['last-event-id'] = view.lastEventId;
-    try {
-      const response = await fetch(url, { headers, signal: stop });
-      if (response.status !== 200 || !response.body) {
-        if (response.status === 503) noteRetry('sse 503');
-        else failures.push(`sse: HTTP ${response.status}`);
-        await response.body?.cancel();
-        await sleep(RETRY_PAUSE_MS);
-        continue;
-      }
-      let buffer = '';
-      const decoder = new TextDecoder();
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let type = 'message';
-          let id: string | undefined;
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) type = line.slice(7);
-            else if (line.startsWith('id: ')) id = line.slice(4);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length > 0) view.apply(type, id, data.join('\n'));
-        }
-      }
-    } catch (error) {
-      // The client's own abort ends the run; a stream the api ended on shutdown just resumes.
-      if (stop.aborted) return;
-      if ((error as Error).name !== 'TypeError') failures.push(`sse: ${(error as Error).message}`);
-    }
-    view.reconnects += 1;
-  }
-}
-
-/** One session's lock: its clients take turns at send + watch (a session runs one turn at a time). */
-class Turns {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-}
-
 test('a rolling restart of 2 api and 3 router replicas under load fails no request and loses or doubles no message', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await call({ edge_id: edgeId, action: 'discover' });
+  const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
   const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
   const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
     name: 'rollout',
@@ -337,7 +148,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
 
   const sessions: { id: string; revision: number; turns: Turns; sent: string[] }[] = [];
   for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await call({
+    const started = await client.call({
       edge_id: edgeId,
       action: 'start',
       access_id: accessId,
@@ -355,32 +166,25 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   let sendsAtSigterm = 0;
   const views: SseView[] = [];
   const streams: Promise<void>[] = [];
-  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
-    const session = sessions[client % SESSIONS]!;
+  const clients = Array.from({ length: CLIENTS }, async (_, index) => {
+    const session = sessions[index % SESSIONS]!;
     const base = { edge_id: edgeId, access_id: accessId, session_id: session.id };
     const view = new SseView();
     views.push(view);
-    streams.push(
-      follow(`${balancer.url}/api/v1/sessions/${session.id}/events?${query}`, view, stopStreaming.signal),
-    );
+    streams.push(client.follow(`/api/v1/sessions/${session.id}/events?${query}`, view, stopStreaming.signal));
     for (let round = 0; !stopSending.signal.aborted; round += 1) {
       await session.turns.run(async () => {
         if (stopSending.signal.aborted) return;
-        const text = `client ${client} round ${round}`;
-        const body: EdgeAgentRequest = { ...base, action: 'send', text };
+        const text = `client ${index} round ${round}`;
         sendsInFlight += 1;
         try {
-          await call({
-            ...body,
-            client_operation_id: `${Date.now()}-${randomBytes(16).toString('hex')}`,
-            payload_fingerprint: operationFingerprint('send', body),
-          });
+          await client.send(base, text);
         } finally {
           sendsInFlight -= 1;
         }
         session.sent.push(text);
         answered += 1;
-        session.revision = await waitIdle(base, session.revision);
+        session.revision = await client.waitIdle(base, session.revision, CONVERGE_TIMEOUT_MS);
       });
     }
   });
@@ -409,7 +213,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   // The streams stay open until every client has seen its session's last turn.
   await until(
     async () =>
-      views.every((view, client) => view.userTexts().length >= sessions[client % SESSIONS]!.sent.length),
+      views.every((view, index) => view.userTexts().length >= sessions[index % SESSIONS]!.sent.length),
     'every SSE client caught up',
     CONVERGE_TIMEOUT_MS,
   ).catch(() => undefined);
@@ -419,11 +223,13 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   // Every replica stopped cleanly within its grace period, and no client request failed.
   expect(exits).toEqual(Object.fromEntries(ROLLOUT.map((name) => [name, 0])));
   console.log(
-    `rolling restart: ${answered} sends, retryable answers ${JSON.stringify(Object.fromEntries(retried))}, ` +
+    `rolling restart: ${answered} sends, retryable answers ${JSON.stringify(Object.fromEntries(client.retried))}, ` +
       `${sendsAtSigterm} sends in flight at the SIGTERMs, balancer ${JSON.stringify(balancer.counts)}, SSE reconnects ${views.map((view) => view.reconnects).join(',')}; ` +
       phases.join('; '),
   );
-  expect(failures).toEqual([]);
+  expect(client.failures).toEqual([]);
+  // Only a stopping replica's refusals were met: never `busy` (a session runs one turn at a time).
+  expect([...client.retried.keys()].filter((what) => what.startsWith('status busy'))).toEqual([]);
   expect(balancer.counts.failed).toBe(0);
   // The stops met sends on their way (each of them completed or was refused retryably above).
   expect(sendsAtSigterm).toBeGreaterThan(0);
@@ -434,7 +240,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
     let stored: string[] = [];
     await until(
       async () => {
-        stored = (await storedUserTexts(session.id, query)) ?? [];
+        stored = (await storedUserTexts(e2e.owner, session.id, query)) ?? [];
         return stored.length >= session.sent.length;
       },
       `session ${session.id} stored in history`,
@@ -442,7 +248,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
     ).catch(() => undefined);
     expect(sorted(stored)).toEqual(sorted(session.sent));
   }
-  views.forEach((view, client) => {
-    expect(sorted(view.userTexts())).toEqual(sorted(sessions[client % SESSIONS]!.sent));
+  views.forEach((view, index) => {
+    expect(sorted(view.userTexts())).toEqual(sorted(sessions[index % SESSIONS]!.sent));
   });
 });

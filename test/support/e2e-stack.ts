@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subjects } from '#contracts';
 import { Stack, type NatsIdentities, type StackOptions } from '../../scripts/stack/launcher.js';
-import { createTestDatabase, testServices, uniqueNamespace, type TestDatabase } from './environment.js';
+import {
+  createTestDatabase,
+  testServices,
+  uniqueNamespace,
+  type TestDatabase,
+  type TestServices,
+} from './environment.js';
 import { ApiClient, freePort, signToken } from './http.js';
 import { startOperatorNats, type OperatorNats } from './nats-operator.js';
 
@@ -46,6 +52,8 @@ export interface E2eStackOptions {
   owner: string;
   /** Writes what the edge needs into its data folder before it starts; returns its extra env. */
   prepareEdge?: (edgeDir: string) => Record<string, string>;
+  /** NATS, Redis and Postgres of the suite's own (a fault suite kills them); default: the shared ones. */
+  services?: TestServices;
   /** Anything else for the launcher (agent, history key, extra env, ...). */
   stack?: Partial<StackOptions>;
 }
@@ -61,8 +69,8 @@ export interface E2eStack {
 }
 
 export async function startE2eStack(options: E2eStackOptions): Promise<E2eStack> {
-  const services = await testServices();
-  const database = await createTestDatabase(options.label);
+  const services = options.services ?? (await testServices());
+  const database = await createTestDatabase(options.label, services.databaseUrl);
   const projectDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-project-`));
   const edgeDir = mkdtempSync(join(tmpdir(), `tether-${options.label}-edge-`));
   let stack: Stack | undefined;

@@ -81,9 +81,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new database with every migration applied, dropped by `drop()`. */
-export async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const { databaseUrl } = await testServices();
+/**
+ * A new database with every migration applied, dropped by `drop()`; on the shared server, or on
+ * the one `adminUrl` names (a suite's private cluster).
+ */
+export async function createTestDatabase(label: string, adminUrl?: string): Promise<TestDatabase> {
+  const databaseUrl = adminUrl ?? (await testServices()).databaseUrl;
   const name = `tether_${uniqueNamespace(label).replace(/-/g, '_')}`;
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();

@@ -1,0 +1,345 @@
+// The closed loop of clients that the rollout and fault suites run against a live stack: enveloped
+// sends retried with the same operation id on every answer the contract calls retryable
+// (docs/reliability.md), watches to each turn's end, SSE streams resumed from their last event id,
+// and the checks that history and every stream hold each acknowledged send exactly once.
+// Kept out of `#test-support`'s index like e2e-stack.ts.
+import { randomBytes } from 'node:crypto';
+import {
+  operationFingerprint,
+  type EdgeAgentRequest,
+  type JournalItem,
+  type JournalSnapshot,
+} from '#contracts';
+import type { ApiClient } from './http.js';
+
+/** The parts of an EdgeAgentResult a load client reads. */
+export interface LoadSnapshot {
+  status: string;
+  session_id?: string;
+  revision?: number;
+  running?: boolean;
+  installations?: { id: string; kind: string }[];
+  operation?: {
+    replayed?: boolean;
+    refusal?: { code: string };
+    submission?: { dispatch_state?: string };
+  };
+}
+
+/** One answer that was not the `ok` the client wanted, as the client judged it. */
+export interface Miss {
+  at: number;
+  action: string;
+  /** `http 503`, `status busy`, `transport: fetch failed`, ... */
+  what: string;
+  /** The contract says: retry (the same operation id). */
+  retryable: boolean;
+}
+
+export interface LoadClientOptions {
+  /** The api (or balancer) URL, read on every request. */
+  url: () => string;
+  token: string;
+  /** A call taking longer than this is abandoned and retried with the same id. */
+  timeoutMs: number;
+  /**
+   * Whether a transport error (refused or dropped connection, client timeout) is retryable. Behind
+   * a balancer no request may meet one; with a single api that is killed, a client resends.
+   */
+  transportRetryable: boolean;
+  /**
+   * A session call answered `not_found` because a restarted edge lost the session (its runtime
+   * lived in the old process) is followed by `resume` and sent again, a send under a new
+   * operation id (the refusal is the old id's recorded outcome; nothing ran): what a client does
+   * after an edge restart (test/e2e/resume.test.ts). Otherwise `not_found` is a failure.
+   */
+  resumeLostSessions?: boolean;
+  pauseMs?: number;
+  attemptsMax?: number;
+}
+
+const RENEW_BACKOFF_MAX_MS = 3_000;
+const newOperationId = () => `${Date.now()}-${randomBytes(16).toString('hex')}`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the contract tells a client after this answer (docs/reliability.md, "What a client does"). */
+export function judge(
+  status: number,
+  data: LoadSnapshot | undefined,
+): 'ok' | 'retry' | 'renew' | 'resend' | 'fail' {
+  if (status === 503 || status === 429) return 'retry';
+  if (status !== 200 || !data) return 'fail';
+  const dispatch = data.operation?.submission?.dispatch_state;
+  if (dispatch === 'unknown') return 'resend';
+  if (data.status === 'ok') return 'ok';
+  if (data.status !== 'unavailable' && data.status !== 'busy') return 'fail';
+  // A send `rejected` (the edge unreachable or busy) ran nothing, and its id replays that answer
+  // for ever: the send is made again under a new id.
+  if (dispatch === 'rejected') return 'renew';
+  // `unavailable` (router or edge unreachable, or an operation still running) and `busy`.
+  return 'retry';
+}
+
+export class LoadClient {
+  /** Answers no retry may fix (and transport errors where none is allowed): must stay empty. */
+  readonly failures: string[] = [];
+  /** Every answer that was not `ok`, in time order. */
+  readonly misses: Miss[] = [];
+  /** Retryable answers by kind, the client resent them. */
+  readonly retried = new Map<string, number>();
+  /** Every call answered ok, in time order. */
+  readonly answered: { at: number; action: string }[] = [];
+
+  constructor(private readonly options: LoadClientOptions) {}
+
+  private miss(action: string, what: string, retryable: boolean): void {
+    this.misses.push({ at: Date.now(), action, what, retryable });
+    if (retryable) this.retried.set(what, (this.retried.get(what) ?? 0) + 1);
+    else this.failures.push(`${action}: ${what}`);
+  }
+
+  private async post(request: Record<string, unknown>): Promise<{ status: number; data?: LoadSnapshot }> {
+    const response = await fetch(`${this.options.url()}/api/v1/edge-agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+    });
+    const text = await response.text();
+    return { status: response.status, data: (JSON.parse(text) as { data?: LoadSnapshot }).data };
+  }
+
+  /** One attempt, judged and recorded: the snapshot when it was answered ok, else the verdict. */
+  async attempt(
+    request: Record<string, unknown>,
+  ): Promise<LoadSnapshot | 'retry' | 'renew' | 'resend' | 'resume' | 'resume-unknown' | 'fail'> {
+    const action = String(request.action);
+    let reply: { status: number; data?: LoadSnapshot };
+    try {
+      reply = await this.post(request);
+    } catch (error) {
+      const retryable = this.options.transportRetryable;
+      this.miss(action, `transport: ${(error as Error).message}`, retryable);
+      return retryable ? 'retry' : 'fail';
+    }
+    const verdict = judge(reply.status, reply.data);
+    if (verdict === 'ok') {
+      this.answered.push({ at: Date.now(), action });
+      return reply.data!;
+    }
+    const lost = reply.data?.status === 'not_found' && request.session_id !== undefined;
+    if (lost && this.options.resumeLostSessions && action !== 'resume') {
+      this.miss(action, 'status not_found (session resumed)', true);
+      return verdict === 'resend' ? 'resume-unknown' : 'resume';
+    }
+    const what =
+      reply.status !== 200 || !reply.data
+        ? `http ${reply.status}`
+        : verdict === 'resend' || verdict === 'renew'
+          ? `dispatch ${reply.data.operation?.submission?.dispatch_state} (${reply.data.status})`
+          : `status ${reply.data.status}${reply.data.operation?.refusal ? ` ${reply.data.operation.refusal.code}` : ''}`;
+    this.miss(action, what, verdict !== 'fail');
+    return verdict;
+  }
+
+  /**
+   * One call, retried with the very same request on every answer but `ok` (a failure is recorded,
+   * not thrown: the suite asserts on the record); a send settled `unknown` is resent with
+   * `retry_unknown`, the contract's way to settle it.
+   */
+  async call(request: Record<string, unknown>): Promise<LoadSnapshot> {
+    return (await this.run(request)).answer;
+  }
+
+  /** `call`, also returning the request that was answered (a resent send has a new id). */
+  private async run(
+    request: Record<string, unknown>,
+  ): Promise<{ answer: LoadSnapshot; answered: Record<string, unknown> }> {
+    let first = request;
+    let current = request;
+    let renewals = 0;
+    for (let attempt = 0; attempt < (this.options.attemptsMax ?? 300); attempt += 1) {
+      const outcome = await this.attempt(current);
+      if (typeof outcome === 'object') return { answer: outcome, answered: current };
+      if (outcome === 'resend') current = { ...first, retry_unknown: true };
+      if (outcome === 'renew' && first.client_operation_id !== undefined) {
+        first = { ...first, client_operation_id: newOperationId() };
+        current = first;
+        // Each new id is a ledger record (a session holds TETHER_OPERATIONS_PER_SESSION_MAX):
+        // back off while the edge stays unreachable instead of minting one every pause.
+        renewals += 1;
+        await sleep(Math.min(RENEW_BACKOFF_MAX_MS, (this.options.pauseMs ?? 200) * 2 ** renewals));
+      }
+      if (outcome === 'resume') {
+        const { edge_id, access_id, session_id } = request;
+        await this.call({ edge_id, access_id, session_id, action: 'resume' });
+        renewals += 1;
+        await sleep(Math.min(RENEW_BACKOFF_MAX_MS, (this.options.pauseMs ?? 200) * 2 ** renewals));
+        if (first.client_operation_id !== undefined)
+          first = { ...first, client_operation_id: newOperationId() };
+        current = first;
+      }
+      await sleep(this.options.pauseMs ?? 200);
+    }
+    const recent = this.misses.filter((miss) => miss.action === request.action).slice(-3);
+    throw new Error(
+      `${String(request.action)} was never answered ok; lately: ${recent.map((miss) => miss.what).join(', ')}`,
+    );
+  }
+
+  /** An enveloped send of `text`: a fresh operation id, retried until it is answered ok. */
+  async send(
+    base: Record<string, string>,
+    text: string,
+  ): Promise<{ operationId: string; answer: LoadSnapshot }> {
+    const body: EdgeAgentRequest = { ...base, action: 'send', text } as EdgeAgentRequest;
+    const { answer, answered } = await this.run({
+      ...body,
+      client_operation_id: newOperationId(),
+      payload_fingerprint: operationFingerprint('send', body),
+    });
+    return { operationId: String(answered.client_operation_id), answer };
+  }
+
+  /** Watches until the turn after `from` finished. */
+  async waitIdle(base: Record<string, string>, from: number, boundMs: number): Promise<number> {
+    let cursor = from;
+    const deadline = Date.now() + boundMs;
+    while (Date.now() < deadline) {
+      const watched = await this.call({ ...base, action: 'watch', cursor: String(cursor) });
+      cursor = watched.revision ?? cursor;
+      if (!watched.running && cursor > from) return cursor;
+    }
+    throw new Error(`session ${base.session_id} did not finish its turn after revision ${from}`);
+  }
+
+  /** Follows one session's SSE stream, resuming from the last event id, until `stop`. */
+  async follow(path: string, view: SseView, stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${this.options.token}`,
+        accept: 'text/event-stream',
+      };
+      if (view.lastEventId !== undefined) headers['last-event-id'] = view.lastEventId;
+      try {
+        const response = await fetch(`${this.options.url()}${path}`, { headers, signal: stop });
+        if (response.status !== 200 || !response.body) {
+          this.miss('sse', `http ${response.status}`, response.status === 503);
+          await response.body?.cancel();
+          await sleep(this.options.pauseMs ?? 200);
+          continue;
+        }
+        await view.read(response.body);
+      } catch (error) {
+        // The client's own abort ends the run; a stream the api ended (or a refused connection
+        // while it restarts) just resumes.
+        if (stop.aborted) return;
+        if ((error as Error).name !== 'TypeError') this.miss('sse', (error as Error).message, false);
+        else await sleep(this.options.pauseMs ?? 200);
+      }
+      view.reconnects += 1;
+    }
+  }
+}
+
+/** A client's view of its session's journal, from the SSE events it applied. */
+export class SseView {
+  items = new Map<string, JournalItem>();
+  lastEventId: string | undefined;
+  reconnects = 0;
+
+  async read(body: ReadableStream<Uint8Array>): Promise<void> {
+    let buffer = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of body) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let type = 'message';
+        let id: string | undefined;
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event: ')) type = line.slice(7);
+          else if (line.startsWith('id: ')) id = line.slice(4);
+          else if (line.startsWith('data: ')) data.push(line.slice(6));
+        }
+        if (data.length > 0) this.apply(type, id, data.join('\n'));
+      }
+    }
+  }
+
+  apply(type: string, id: string | undefined, data: string): void {
+    const event = JSON.parse(data) as { snapshot?: JournalSnapshot; batch?: { items: JournalItem[] } };
+    if ((type === 'snapshot' || type === 'reset') && event.snapshot) {
+      this.items = new Map(event.snapshot.items.map((item) => [item.itemId, item]));
+    } else if (type === 'batch' && event.batch) {
+      for (const item of event.batch.items) {
+        const held = this.items.get(item.itemId);
+        if (!held || held.revision <= item.revision) this.items.set(item.itemId, item);
+      }
+    }
+    if (id !== undefined) this.lastEventId = id;
+  }
+
+  userTexts(): string[] {
+    return userTexts([...this.items.values()]);
+  }
+}
+
+export function userTexts(items: JournalItem[]): string[] {
+  return items
+    .filter((item) => item.body?.['type'] === 'message' && item.body['role'] === 'user')
+    .map((item) => String(item.body?.['text']));
+}
+
+/** Bounds the pages read back through one session's journal (200 items a page). */
+const HISTORY_PAGES_MAX = 50;
+
+/**
+ * Every user message history holds for the session, read page by page from the tail back (a busy
+ * run writes more than one page of items); undefined while history cannot answer.
+ */
+export async function storedUserTexts(
+  client: ApiClient,
+  sessionId: string,
+  query: string,
+): Promise<string[] | undefined> {
+  const items = new Map<string, JournalItem>();
+  let cursor: string | undefined;
+  for (let page = 0; page < HISTORY_PAGES_MAX; page += 1) {
+    const direction = cursor === undefined ? 'tail' : `before&cursor=${encodeURIComponent(cursor)}`;
+    const reply = await client.call<{
+      ok: boolean;
+      page: {
+        items: JournalItem[];
+        hasOlder: boolean;
+        window: { oldest: { epoch: string; sequence: number } | null };
+      };
+      snapshot: { items: JournalItem[] };
+    }>('GET', `/api/v1/sessions/${sessionId}/history?${query}&direction=${direction}&limit=200`);
+    const data = reply.body.data;
+    if (!data) return undefined;
+    if (!data.ok) return userTexts(data.snapshot.items);
+    for (const item of data.page.items) items.set(item.itemId, item);
+    const oldest = data.page.window.oldest;
+    if (!data.page.hasOlder || !oldest) break;
+    cursor = `${oldest.epoch}:${oldest.sequence}`;
+  }
+  return userTexts([...items.values()]);
+}
+
+/** One session's lock: its clients take turns at send + watch (a session runs one turn at a time). */
+export class Turns {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
