@@ -108,8 +108,10 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
   const differences = compareStream(spec, existing);
   const broken = differences.filter((difference) => difference.breaks);
   if (broken.length > 0) throw new StreamConfigError(spec.name, broken);
-  for (const difference of differences) {
-    logger.log(`Stream ${spec.name} keeps its own ${describeDifference(difference)}.`);
+  if (differences.length > 0) {
+    logger.log(
+      `Stream ${spec.name} keeps its own settings: ${differences.map(describeDifference).join('; ')}.`,
+    );
   }
 }
 
