@@ -59,11 +59,14 @@ const POLL_MS = 100;
 
 /**
  * `router-2`, `router-3`: more router replicas (same queue group), for failover and rollout tests;
- * `api-2`: a second api replica (its own HTTP port through `serviceEnv`), behind a test's balancer.
+ * `api-2`: a second api replica (its own HTTP port through `serviceEnv`), behind a test's balancer;
+ * `history-2`: a second history replica (same queue group and durable consumers).
  */
-export type ServiceName = 'history' | 'router' | 'router-2' | 'router-3' | 'api' | 'api-2' | 'edge';
+export type ServiceName =
+  'history' | 'history-2' | 'router' | 'router-2' | 'router-3' | 'api' | 'api-2' | 'edge';
 const ENTRY: Record<ServiceName, string> = {
   history: 'apps/history/src/main.js',
+  'history-2': 'apps/history/src/main.js',
   router: 'apps/session-router/src/main.js',
   'router-2': 'apps/session-router/src/main.js',
   'router-3': 'apps/session-router/src/main.js',
@@ -136,6 +139,8 @@ export interface StackOptions {
   thirdRouter?: boolean;
   /** Also run `api-2`; give it its own TETHER_HTTP_PORT in `serviceEnv`. */
   secondApi?: boolean;
+  /** Also run `history-2`, a second history replica. */
+  secondHistory?: boolean;
   /** How long a service may take to answer after it started (default READY_TIMEOUT_MS). */
   readyTimeoutMs?: number;
   /** Environment for one service only, over everything else (ports of a second replica, say). */
@@ -166,6 +171,7 @@ function identityEnvironment(
 ): Record<string, string> {
   switch (name) {
     case 'history':
+    case 'history-2':
       return { TETHER_NATS_CREDS: identities.history, ...identities.edgeAuthority };
     case 'router':
     case 'router-2':
@@ -536,6 +542,7 @@ export class Stack {
   /** Everything, in dependency order, each one ready before the next depends on it. */
   async up(): Promise<void> {
     await this.start('history');
+    if (this.options.secondHistory) await this.start('history-2');
     await this.start('router');
     if (this.options.secondRouter) await this.start('router-2');
     if (this.options.thirdRouter) await this.start('router-3');
@@ -553,7 +560,16 @@ export class Stack {
    * still reach a router and history, then the api, the router, and history last.
    */
   async down(): Promise<void> {
-    for (const name of ['edge', 'api', 'api-2', 'router', 'router-2', 'router-3', 'history'] as const) {
+    for (const name of [
+      'edge',
+      'api',
+      'api-2',
+      'router',
+      'router-2',
+      'router-3',
+      'history',
+      'history-2',
+    ] as const) {
       await this.kill(name, 'SIGTERM');
     }
     await this.nc?.close();

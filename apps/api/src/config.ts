@@ -4,10 +4,13 @@ import {
   intVar,
   logLevelVar,
   natsEnv,
+  auditStreamEnv,
+  auditStreamSettings,
   natsSettings,
   nodeEnvVar,
   refuseWeakSecrets,
   type NatsSettings,
+  type StreamSettings,
 } from '#config';
 import { DEFAULT_NAMESPACE } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
@@ -75,6 +78,7 @@ function isHttpUrl(value: string): boolean {
 const envSchema = z.object({
   NODE_ENV: nodeEnvVar(),
   ...natsEnv,
+  ...auditStreamEnv,
   TETHER_NAMESPACE: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
@@ -137,6 +141,8 @@ export type JwtKeySource = { kind: 'secret'; secret: string } | { kind: 'jwks'; 
 
 export interface ApiConfig {
   nats: NatsSettings;
+  /** The audit stream it creates when missing; absent (a config built by hand): the defaults. */
+  auditStream?: StreamSettings;
   namespace: string;
   logLevel: z.infer<ReturnType<typeof logLevelVar>>;
   http: { host: string; port: number };
@@ -206,6 +212,7 @@ export const apiConfigSchema = envSchema
   .superRefine(refuseWeakSecrets([], ['TETHER_JWT_SECRET']))
   .transform((env): ApiConfig => ({
     nats: natsSettings(env),
+    auditStream: auditStreamSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     http: { host: env.TETHER_HTTP_HOST, port: env.TETHER_HTTP_PORT },

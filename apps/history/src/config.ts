@@ -8,6 +8,10 @@ import {
   loadConfig,
   logLevelVar,
   natsEnv,
+  auditStreamEnv,
+  auditStreamSettings,
+  sessionsStreamEnv,
+  sessionsStreamSettings,
   natsSettings,
   nodeEnvVar,
   refuseWeakSecrets,
@@ -49,6 +53,8 @@ export const historyConfigSchema = z
   .object({
     NODE_ENV: nodeEnvVar(),
     ...natsEnv,
+    ...sessionsStreamEnv,
+    ...auditStreamEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -100,6 +106,7 @@ export const historyConfigSchema = z
   .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_HISTORY_KEY', 'TETHER_JOURNAL_KEY']))
   .transform((env) => ({
     nats: natsSettings(env),
+    jetstream: { sessions: sessionsStreamSettings(env), audit: auditStreamSettings(env) },
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     databaseUrl: env.TETHER_DATABASE_URL,

@@ -7,6 +7,8 @@ import {
   loadConfig,
   logLevelVar,
   natsEnv,
+  sessionsStreamEnv,
+  sessionsStreamSettings,
   natsSettings,
   nodeEnvVar,
   refuseWeakSecrets,
@@ -29,6 +31,7 @@ export const routerConfigSchema = z
   .object({
     NODE_ENV: nodeEnvVar(),
     ...natsEnv,
+    ...sessionsStreamEnv,
     TETHER_NAMESPACE: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
@@ -85,6 +88,7 @@ export const routerConfigSchema = z
   .superRefine(refuseWeakSecrets(['TETHER_EDGE_SECRET', 'TETHER_JOURNAL_KEY']))
   .transform((env) => ({
     nats: natsSettings(env),
+    sessionsStream: sessionsStreamSettings(env),
     namespace: env.TETHER_NAMESPACE,
     logLevel: env.TETHER_LOG_LEVEL,
     redis: redisSettings(env),

@@ -58,6 +58,16 @@ export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbo
 
 export { natsUrlVar, natsEnv, checkNatsEnv, natsSettings, natsSettingsFromUrl } from './nats.js';
 export type { NatsEnv, NatsSettings, NatsTlsSettings } from './nats.js';
+export {
+  sessionsStreamEnv,
+  auditStreamEnv,
+  sessionsStreamSettings,
+  auditStreamSettings,
+  AUDIT_STREAM_DEFAULTS,
+  parseDuration,
+  parseSize,
+} from './jetstream.js';
+export type { StreamSettings, JetStreamSettings, SessionsStreamEnv, AuditStreamEnv } from './jetstream.js';
 
 /** Characters a journal secret needs at least: the key is derived from it, never stretched. */
 const JOURNAL_KEY_MIN_LENGTH = 32;

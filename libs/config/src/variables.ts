@@ -64,6 +64,33 @@ export const SHARED_VARIABLE_DOCS: VariableDocs = {
   TETHER_NATS_TLS_KEY: {
     meaning: "Path of the client certificate's private key (PEM); set together with `TETHER_NATS_TLS_CERT`.",
   },
+  TETHER_JETSTREAM_REPLICAS: {
+    meaning:
+      'Replicas of each JetStream stream a service creates (1 to 5): 1 on a single NATS server, 3 on a production cluster so one server can be lost without losing an acknowledged write. Only shapes a stream that does not exist yet; an existing stream keeps its own (docs/scaling.md).',
+  },
+  TETHER_SESSIONS_STREAM_MAX_AGE: {
+    meaning:
+      "Age after which journal rows and lifecycle events leave the `<NS>_SESSIONS` stream (`0`: never; otherwise `90s`, `36h`, `14d`...). History stores rows within seconds, so this is the replay buffer: it must outlast a history outage and any subscriber's absence. Only shapes a stream being created.",
+  },
+  TETHER_SESSIONS_STREAM_MAX_BYTES: {
+    meaning:
+      "Size at which the oldest messages leave `<NS>_SESSIONS` (`0`: no limit; bytes or `512MiB`, `64GiB`...). JetStream reserves it on the servers' storage when the stream is created. Only shapes a stream being created.",
+  },
+  TETHER_SESSIONS_STREAM_STORAGE: {
+    meaning:
+      '`file` or `memory` storage for `<NS>_SESSIONS` when it is created; `memory` loses the stream when every replica restarts.',
+  },
+  TETHER_AUDIT_STREAM_MAX_AGE: {
+    meaning:
+      'Age after which audit records history has not stored yet leave the `<NS>_AUDIT` work queue (`0`: never; `30d`...). Only shapes a stream being created.',
+  },
+  TETHER_AUDIT_STREAM_MAX_BYTES: {
+    meaning:
+      'Size at which the oldest unstored audit records leave `<NS>_AUDIT` (`0`: no limit; bytes or `512MiB`...). Only shapes a stream being created.',
+  },
+  TETHER_AUDIT_STREAM_STORAGE: {
+    meaning: '`file` or `memory` storage for `<NS>_AUDIT` when it is created.',
+  },
   TETHER_JOURNAL_KEY: {
     meaning:
       'Secret the journal\'s content key is derived from: the router seals every journal row\'s conversation content with it (AES-256-GCM) and history opens it, so JetStream never holds plain text. At least 32 characters, never the development value in production (docs/security.md "Content encryption").',

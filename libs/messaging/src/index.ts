@@ -18,10 +18,14 @@ export {
   ensureSessionsStream,
   ensureStream,
   ensureDurableConsumer,
+  sessionsStreamSpec,
+  withJetStreamRetry,
   consumeTraced,
   consumeBatchTraced,
 } from './jetstream.js';
-export { ensureAuditStream } from './audit-stream.js';
+export { ensureAuditStream, auditStreamSpec } from './audit-stream.js';
+export { compareStream, describeDifference, streamConfig, StreamConfigError } from './stream-config.js';
+export type { StreamDifference, StreamSpec } from './stream-config.js';
 export {
   traceHeaders,
   traceContextOf,

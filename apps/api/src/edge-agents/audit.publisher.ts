@@ -14,8 +14,10 @@ import {
   type EdgeAgentRequest,
   type Subjects,
 } from '#contracts';
+import { AUDIT_STREAM_DEFAULTS } from '#config';
 import { encodeJson, ensureAuditStream, NATS_CONNECTION, withSendSpan } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { API_CONFIG, SUBJECTS } from '../common/tokens.js';
+import type { ApiConfig } from '../config.js';
 
 const AUDITED: ReadonlySet<string> = new Set(AUDITED_ACTIONS);
 const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
@@ -117,12 +119,13 @@ export class AuditPublisher implements OnApplicationBootstrap {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {
     this.js = jetstream(nc);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await ensureAuditStream(this.nc, this.subjects);
+    await ensureAuditStream(this.nc, this.subjects, this.config.auditStream ?? AUDIT_STREAM_DEFAULTS);
   }
 
   publish(actorId: string, request: EdgeAgentRequest, status: string, traceparent: string | undefined): void {

@@ -16,7 +16,8 @@ import {
   MalformedPayloadError,
   NATS_CONNECTION,
 } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import type { HistoryConfig } from '../config.js';
 import { AuditRepository } from './audit.repository.js';
 
 /** How long JetStream waits for an ack before redelivering: one insert. */
@@ -69,11 +70,12 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
+    @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly audit: AuditRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const jsm = await ensureAuditStream(this.nc, this.subjects);
+    const jsm = await ensureAuditStream(this.nc, this.subjects, this.config.jetstream.audit);
     const stream = this.subjects.auditStream;
     const durable = this.subjects.historyAuditConsumer;
     await ensureDurableConsumer(jsm, stream, durable, {

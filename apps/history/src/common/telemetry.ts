@@ -15,7 +15,7 @@ export async function startHistoryTelemetry(
   const nc = app.get<NatsConnection>(NATS_CONNECTION);
   const prisma = app.get<PrismaClient>(PRISMA);
   const subjects = new Subjects(config.namespace);
-  const jsm = await ensureSessionsStream(nc, subjects);
+  const jsm = await ensureSessionsStream(nc, subjects, config.jetstream.sessions);
   const consumer = subjects.historyJournalConsumer;
   registerGauge(
     METRIC.consumerLag,

@@ -135,7 +135,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const jsm = await ensureSessionsStream(this.nc, this.subjects);
+    const jsm = await ensureSessionsStream(this.nc, this.subjects, this.config.jetstream.sessions);
     const stream = this.subjects.sessionsStream;
     const durable = this.subjects.historyJournalConsumer;
     const settings = {

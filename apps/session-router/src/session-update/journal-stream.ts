@@ -22,7 +22,8 @@ import {
   ensureSessionsStream,
   withSendSpan,
 } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import type { RouterConfig } from '../config.js';
 
 /** How long the router waits for JetStream to store a journal entry before the edge retries. */
 const JOURNAL_PUBLISH_TIMEOUT_MS = 5_000;
@@ -58,11 +59,12 @@ export class JournalStream implements OnModuleInit {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
+    @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly cipher: JournalCipher,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.jsm = await ensureSessionsStream(this.nc, this.subjects);
+    this.jsm = await ensureSessionsStream(this.nc, this.subjects, this.config.sessionsStream);
     this.js = jetstream(this.nc);
   }
 
