@@ -15,6 +15,8 @@ describe('api config', () => {
         audience: undefined,
       },
       sse: { heartbeatMs: 15_000, reauthorizeMs: 60_000 },
+      // The audit stream's settings when the operator sets none (libs/config jetstream.ts).
+      auditStream: { replicas: 1, maxAgeMs: 30 * 24 * 60 * 60 * 1000, maxBytes: 0, storage: 'file' },
       authorizeCacheMs: 2_000,
       limits: USER_LIMITS_DEFAULTS,
       metricsPort: 9464,

@@ -79,7 +79,13 @@ export class NatsTransport extends Server implements CustomTransportStrategy {
       });
       this.subscriptions.push(subscription);
     }
-    callback();
+    // The server learns of these subscriptions only when the client flushes: until then a request
+    // from another connection finds no responder. Listening (and so the service's start and its
+    // readiness) completes once the server has them.
+    this.nc.flush().then(callback, (error: unknown) => {
+      this.log.error(`Flushing the subscriptions failed: ${(error as Error).message}`);
+      callback();
+    });
   }
 
   private track(work: Promise<void>): void {
