@@ -1,8 +1,8 @@
-import { DiscardPolicy, jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { StreamSettings } from '#config';
 import type { Subjects } from '#contracts';
-import { ensureStream, withJetStreamRetry } from './jetstream.js';
+import { ensureStreamAtBoot } from './jetstream.js';
 import type { StreamSpec } from './stream-config.js';
 
 /** An audit record is a few hundred bytes of ids; anything larger is not one. */
@@ -34,13 +34,5 @@ export async function ensureAuditStream(
   subjects: Subjects,
   settings: StreamSettings,
 ): Promise<JetStreamManager> {
-  const spec = auditStreamSpec(subjects, settings);
-  return withJetStreamRetry(
-    async () => {
-      const jsm = await jetstreamManager(nc);
-      await ensureStream(jsm, spec);
-      return jsm;
-    },
-    { what: `stream ${spec.name}` },
-  );
+  return ensureStreamAtBoot(nc, auditStreamSpec(subjects, settings));
 }

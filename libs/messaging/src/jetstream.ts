@@ -168,7 +168,14 @@ export async function ensureSessionsStream(
   subjects: Subjects,
   settings: StreamSettings,
 ): Promise<JetStreamManager> {
-  const spec = sessionsStreamSpec(subjects, settings);
+  return ensureStreamAtBoot(nc, sessionsStreamSpec(subjects, settings));
+}
+
+/**
+ * ensureStream as a service calls it at boot: retried while JetStream cannot answer yet (see
+ * withJetStreamRetry); the manager it used is returned for the caller's further set-up.
+ */
+export async function ensureStreamAtBoot(nc: NatsConnection, spec: StreamSpec): Promise<JetStreamManager> {
   return withJetStreamRetry(
     async () => {
       const jsm = await jetstreamManager(nc);
