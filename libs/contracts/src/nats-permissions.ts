@@ -169,6 +169,8 @@ export function historyPermissions(subjects: Subjects): NatsPermissions {
         JS_ACCOUNT_INFO,
         ...manageStream(subjects.sessionsStream),
         ...manageStream(subjects.auditStream),
+        // Reads a journal row a dead replica held, to fill the hole before its successor.
+        `$JS.API.STREAM.MSG.GET.${subjects.sessionsStream}`,
         ...pullDurable(subjects.sessionsStream, subjects.historyJournalConsumer, subjects.journalWildcard),
         ...pullDurable(subjects.auditStream, subjects.historyAuditConsumer, subjects.auditRecords),
       ],

@@ -2,10 +2,11 @@
 // and each session's rows are written in one transaction. These cases pin that batching changes
 // nothing a row-by-row fold would store (items, journal rows, head, session row), that a batch
 // mixing sessions applies each in its own chain order, that an unstorable message or a row whose
-// predecessor never applies holds back only itself, and that a redelivery of everything changes
+// predecessor never applies holds back only itself, that a row held by a dead replica is read
+// back from the stream instead of waited for, and that a redelivery of everything changes
 // nothing. A backlog is built by stopping the consumer, publishing, and starting it again.
 import { jest } from '@jest/globals';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type {
   EdgeAgentResult,
   JournalEntry,
@@ -390,7 +391,7 @@ describe('history: batched journal ingest', () => {
     for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
   });
 
-  it('terminates an unstorable message and holds back only the row chained after it, then applies it as a gap', async () => {
+  it('terminates an unstorable message and applies the row chained after it as a gap, holding back nothing else', async () => {
     const steps: Step[] = [1, 2, 3].map((n) => ({
       kind: 'update',
       snapshot: { messages: Array.from({ length: n }, (_, i) => user(`m${i}`)) },
@@ -412,16 +413,70 @@ describe('history: batched journal ingest', () => {
     const good = await stored(healthy.sid);
     expect(good.rows.map((row) => row.sequence)).toEqual(['1', '2', '3']);
     expect(good.items.map((item) => item.item_id)).toEqual(['m:0:0', 'm:0:1', 'm:0:2']);
-    // The spoiled row never applies; the one after it waits for it, then applies with a gap.
-    const deadline = Date.now() + 20_000;
-    let gapped = await stored(broken.sid);
-    while (gapped.rows.length < 2 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      gapped = await stored(broken.sid);
-    }
+    // The spoiled row never applies; the one after it finds its predecessor unstorable when it
+    // reads it back from the stream, and applies with a gap without waiting for it.
+    const gapped = await stored(broken.sid);
     expect(gapped.rows.map((row) => row.sequence)).toEqual(['1', '3']);
     expect(gapped.state).toEqual([expect.objectContaining({ epoch: 'e1', head_sequence: '3' })]);
     expect(gapped.items.map((item) => item.item_id)).toEqual(['m:0:0', 'm:0:1', 'm:0:2']);
+  });
+
+  it('stores the rows after one a dead replica holds at once, reading that row from the stream', async () => {
+    const chain = new Chain([
+      { kind: 'update', snapshot: { messages: [user('u1')] } },
+      { kind: 'submission', submission: pending },
+      {
+        kind: 'submission',
+        submission: {
+          ...pending,
+          dispatch_state: 'accepted',
+          item_id: 'm:0:0',
+          resolved_at: 1_700_000_001_000,
+        },
+      },
+      { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1')] } },
+    ]);
+    await h.caughtUp((await chain.publishNext())!);
+    const { stream, durable } = {
+      stream: h.subjects.sessionsStream,
+      durable: h.subjects.historyJournalConsumer,
+    };
+    await consumer.onModuleDestroy();
+    let last: number;
+    let held: JsMsg | null;
+    try {
+      const pendingSeq = (await chain.publishNext())!;
+      await chain.publishNext();
+      last = (await chain.publishNext())!;
+      // Another replica pulls the pending row and dies before acking it: JetStream would hand
+      // it out again only after the ack wait (30 s).
+      held = await (await jetstream(h.nc).consumers.get(stream, durable)).next({ expires: 5_000 });
+      expect(held?.seq).toBe(pendingSeq);
+    } finally {
+      await consumer.onApplicationBootstrap();
+    }
+    const jsm = await jetstreamManager(h.nc);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const info = await jsm.consumers.info(stream, durable);
+      // Everything after the held row is acked: only the dead replica's row is outstanding.
+      if (info.delivered.stream_seq >= last && info.num_ack_pending === 1) break;
+      if (Date.now() > deadline) throw new Error(`consumer never settled: ${JSON.stringify(info)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const state = await stored(chain.sid);
+    expect(state.rows.map((row) => row.sequence)).toEqual(['1', '2', '3', '4']);
+    expect(state.submissions).toEqual([
+      expect.objectContaining({ client_message_id: pending.client_message_id, dispatch_state: 'accepted' }),
+    ]);
+    expect(state.receipts).toEqual([
+      expect.objectContaining({ client_message_id: pending.client_message_id }),
+    ]);
+
+    // The held row comes back at last and changes nothing.
+    held!.nak();
+    await h.caughtUp(last);
+    expect(await stored(chain.sid)).toEqual(state);
   });
 
   it('changes nothing when the whole stream is delivered again', async () => {

@@ -5,7 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import {
+  jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import {
@@ -29,12 +36,15 @@ import {
 import { recordHistoryWrite } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
+import { JournalChainRepository } from './journal-chain.repository.js';
 import { JournalOutOfOrderError } from './journal.repository.js';
 import {
   JournalService,
   UnstorableEntryError,
   type BatchEntryOutcome,
   type Delivery,
+  type PersistOutcome,
 } from './journal.service.js';
 import { SessionBatcher } from './session-batcher.js';
 
@@ -54,9 +64,11 @@ const JOURNAL_UNIT_MAX = 256;
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
 /**
- * A row whose predecessor on the subject is not applied yet waits this many deliveries (about
- * 8 s with the doubling delay) for it; then the predecessor is given up on and the row applies
- * with a gap, which `after` reads answer with `journal_gap` instead of a silently wrong timeline.
+ * A row whose predecessor on the subject is not applied yet first has the hole filled from the
+ * stream (JournalChainRepair). When even that cannot help (a hole longer than one repair reads,
+ * or a predecessor that takes no turn), it waits this many deliveries (about 8 s with the
+ * doubling delay); then the predecessor is given up on and the row applies with a gap, which
+ * `after` reads answer with `journal_gap` instead of a silently wrong timeline.
  */
 const ORDER_WAIT_DELIVERIES = 6;
 
@@ -113,6 +125,8 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly batcher: SessionBatcher<JsMsg>;
+  private jsm: JetStreamManager | undefined;
+  private readonly repair: JournalChainRepair;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -120,7 +134,17 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly journal: JournalService,
     private readonly cipher: JournalCipher,
+    chain: JournalChainRepository,
   ) {
+    this.repair = new JournalChainRepair(
+      {
+        read: (seq) => this.readStored(seq),
+        parse: (row) => this.parse(row),
+        isPermanent: (error) => permanentReason(error) !== null,
+      },
+      journal,
+      chain,
+    );
     this.batcher = new SessionBatcher<JsMsg>(
       config.journalWriteConcurrency,
       JOURNAL_BATCH_MAX,
@@ -136,6 +160,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
 
   async onApplicationBootstrap(): Promise<void> {
     const jsm = await ensureSessionsStream(this.nc, this.subjects, this.config.jetstream.sessions);
+    this.jsm = jsm;
     const stream = this.subjects.sessionsStream;
     const durable = this.subjects.historyJournalConsumer;
     const settings = {
@@ -225,12 +250,13 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       return;
     }
     const heads = new Map<string, JournalNoticePayload>();
+    const holes: { msg: JsMsg; entry: JournalMessage }[] = [];
     entries.forEach(({ msg, entry }, index) => {
       const outcome = outcomes[index]!;
       if (typeof outcome === 'object') {
         this.settle(msg, new UnstorableEntryError(outcome.unstorable), started);
       } else if (outcome === 'out_of_order') {
-        this.settle(msg, new JournalOutOfOrderError(entry.session_id), started);
+        holes.push({ msg, entry });
       } else {
         if (outcome === 'saved' && entry.sequence !== undefined) {
           heads.set(entry.session_id, {
@@ -245,10 +271,16 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     });
     // One notice per session: subscribers read their own pages from the head they last saw.
     for (const head of heads.values()) this.publishNotice(head);
+    // In stream order: filling the first hole of a session usually readies the rows after it.
+    for (const { msg, entry } of holes) {
+      await consumeTraced(msg, this.subjects.historyJournalConsumer, () =>
+        this.settleAfter(msg, started, () => this.storeAfterRepair(msg, entry)),
+      );
+    }
   }
 
   /** Decodes and validates a journal message; UnstorableEntryError when it never can be stored. */
-  private parse(msg: JsMsg): JournalMessage {
+  private parse(msg: StreamRow): JournalMessage {
     const entry = parseJournalMessage(decodeJson(msg.data, msg.subject), this.cipher);
     if (this.subjects.sessionIdOf(msg.subject) !== entry.session_id) {
       throw new UnstorableEntryError('session_id does not match the subject');
@@ -269,9 +301,40 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   /** Stores one message on its own (a lone message, or the retry of a failed batch). */
   private async handle(msg: JsMsg): Promise<void> {
     const started = performance.now();
-    try {
+    await this.settleAfter(msg, started, async () => {
       const entry = this.parse(msg);
-      const outcome = await this.journal.persist(entry, this.deliveryOf(msg));
+      try {
+        return { entry, outcome: await this.journal.persist(entry, this.deliveryOf(msg)) };
+      } catch (error) {
+        if (!(error instanceof JournalOutOfOrderError)) throw error;
+        return this.storeAfterRepair(msg, entry);
+      }
+    });
+  }
+
+  /**
+   * Stores a row whose predecessor is not applied yet once the hole before it is filled from the
+   * stream; JournalOutOfOrderError (retried later) when the hole cannot be filled now.
+   */
+  private async storeAfterRepair(
+    msg: JsMsg,
+    entry: JournalMessage,
+  ): Promise<{ entry: JournalMessage; outcome: PersistOutcome }> {
+    const repaired = await this.repair.fill(entry);
+    if (repaired === 'too_far') throw new JournalOutOfOrderError(entry.session_id);
+    const delivery = this.deliveryOf(msg);
+    const force = delivery.force || repaired === 'gap';
+    return { entry, outcome: await this.journal.persist(entry, { ...delivery, force }) };
+  }
+
+  /** Runs `store`, then acks the message (with a notice of the new head) or settles its failure. */
+  private async settleAfter(
+    msg: JsMsg,
+    started: number,
+    store: () => Promise<{ entry: JournalMessage; outcome: PersistOutcome }>,
+  ): Promise<void> {
+    try {
+      const { entry, outcome } = await store();
       if (outcome === 'saved' && entry.sequence !== undefined) {
         this.publishNotice({ session_id: entry.session_id, epoch: entry.epoch, head: entry.sequence });
       }
@@ -279,6 +342,18 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       msg.ack();
     } catch (error) {
       this.settle(msg, error, started);
+    }
+  }
+
+  /** The sessions stream's message at `seq`; null when the stream no longer holds it. */
+  private async readStored(seq: number): Promise<StreamRow | null> {
+    if (!this.jsm) throw new Error('The journal consumer is not started.');
+    try {
+      const stored = await this.jsm.streams.getMessage(this.subjects.sessionsStream, { seq });
+      return stored ? { seq: stored.seq, subject: stored.subject, data: stored.data } : null;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return null;
+      throw error;
     }
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JournalChainRepository } from './journal-chain.repository.js';
 import { JournalCompactionRepository } from './journal-compaction.repository.js';
 import { JournalCompactor } from './journal-compactor.service.js';
 import { JournalConsumer } from './journal.consumer.js';
@@ -8,6 +9,7 @@ import { JournalService } from './journal.service.js';
 @Module({
   providers: [
     JournalRepository,
+    JournalChainRepository,
     JournalService,
     JournalConsumer,
     JournalCompactionRepository,
