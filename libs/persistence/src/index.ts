@@ -8,3 +8,4 @@ export type {
   SessionHistoryRow,
   SessionHistoryPageRow,
 } from './prisma-client.js';
+export { isDatabaseUnavailable } from './database-errors.js';

@@ -1,0 +1,274 @@
+// The fault run both fault suites share: 16 clients in a closed loop of enveloped sends, watches
+// and SSE streams over a few sessions of one edge, while a list of faults is applied in turn
+// (each: take something down, wait, bring it back, wait until it answers, until a send is
+// answered ok again and until Postgres holds every acknowledged send). It records, per fault,
+// the failed requests (and whether the contract calls each retryable), acknowledged sends lost or
+// stored twice, recovery and catch-up times and the latency of the calls answered during the
+// fault; `expectNothingLost` then asserts what must hold whatever the timings: every failure
+// retryable, 0 lost, 0 duplicated, history caught up, every SSE view equal to what was sent.
+import { expect } from '@jest/globals';
+import pg from 'pg';
+import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
+import type { ApiClient } from '../support/http.js';
+import { failureKinds, figuresOf, table, type FaultFigures, type FaultWindow } from './figures.js';
+
+export interface Fault {
+  name: string;
+  down(): Promise<void>;
+  /** How long it stays down before it is started again. */
+  downMs: number;
+  up(): Promise<void>;
+  /** Resolves once it answers again. */
+  ready(): Promise<void>;
+}
+
+export interface FaultRunSetup {
+  client: LoadClient;
+  /** The owner's HTTP client, for reading history pages. */
+  owner: ApiClient;
+  databaseUrl: string;
+  edgeId: string;
+  accessId: string;
+  /** The sessions the clients share (an edge keeps at most 4 live), at their start revision. */
+  sessions: { id: string; revision: number }[];
+  clients: number;
+  faults: Fault[];
+  /** The stack's recent output, printed when a bound is missed. */
+  output(): string;
+  /** Bounds and pacing of the run. */
+  timing: {
+    boundMs: number;
+    catchUpBoundMs: number;
+    pauseMs: number;
+    pollEveryMs: number;
+    warmupSends: number;
+    settleSends: number;
+  };
+}
+
+interface Sent {
+  text: string;
+  operationId: string;
+  fault: string;
+  session: number;
+}
+
+export interface FaultRunResult {
+  rows: FaultFigures[];
+  sent: Sent[];
+  views: SseView[];
+  /** Faults after which Postgres did not hold every acknowledged send as accepted. */
+  behind: string[];
+  /** Acknowledged sends of the warm-up (before any fault), lost and duplicated. */
+  warmup: { acked: number; lost: number; duplicated: number };
+  /** Accepted submissions in Postgres among every acknowledged send. */
+  accepted: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class FaultRun {
+  private readonly sent: Sent[] = [];
+  private readonly views: SseView[] = [];
+  private readonly streams: Promise<void>[] = [];
+  private readonly stopSending = new AbortController();
+  private readonly stopStreaming = new AbortController();
+  private current = 'warm-up';
+
+  constructor(private readonly setup: FaultRunSetup) {}
+
+  /** Resolves with the time `probe` first held; throws after `boundMs`. */
+  async until(
+    probe: () => Promise<boolean>,
+    what: string,
+    boundMs = this.setup.timing.boundMs,
+  ): Promise<number> {
+    const deadline = Date.now() + boundMs;
+    while (!(await probe().catch(() => false))) {
+      if (Date.now() > deadline)
+        throw new Error(`${what} did not happen within ${boundMs} ms\n${this.setup.output()}`);
+      await sleep(this.setup.timing.pauseMs);
+    }
+    return Date.now();
+  }
+
+  /** Runs the load, applies every fault in turn, stops the load and reads what history holds. */
+  async run(): Promise<FaultRunResult> {
+    const load = this.startLoad();
+    const { timing } = this.setup;
+    await this.until(async () => this.sent.length >= timing.warmupSends, 'the load flowing');
+    const windows: FaultWindow[] = [];
+    const behind: string[] = [];
+    for (const fault of this.setup.faults) {
+      const window = await this.apply(fault, behind);
+      windows.push(window);
+      const from = Number.isNaN(window.caughtUpAt) ? window.recoveredAt : window.caughtUpAt;
+      await this.until(
+        async () => this.sendsAfter(from).length >= timing.settleSends,
+        `the load flowing after ${fault.name}`,
+      );
+    }
+    for (const [index, window] of windows.entries()) window.endAt = windows[index + 1]?.downAt ?? Date.now();
+    this.stopSending.abort();
+    await load;
+    return this.collect(windows, behind);
+  }
+
+  private startLoad(): Promise<unknown> {
+    const { client, edgeId, accessId, timing } = this.setup;
+    const sessions = this.setup.sessions.map(({ id, revision }) => ({ id, revision, turns: new Turns() }));
+    const query = `edge_id=${edgeId}&access_id=${accessId}`;
+    const clients = Array.from({ length: this.setup.clients }, async (_, index) => {
+      const session = sessions[index % sessions.length]!;
+      const base = { edge_id: edgeId, access_id: accessId, session_id: session.id };
+      const view = new SseView();
+      this.views.push(view);
+      this.streams.push(
+        client.follow(`/api/v1/sessions/${session.id}/events?${query}`, view, this.stopStreaming.signal),
+      );
+      for (let round = 0; !this.stopSending.signal.aborted; round += 1) {
+        await session.turns.run(async () => {
+          if (this.stopSending.signal.aborted) return;
+          const fault = this.current;
+          const text = `${fault} / client ${index} round ${round}`;
+          const { operationId } = await client.send(base, text);
+          this.sent.push({ text, operationId, fault, session: index % sessions.length });
+          session.revision = await client.waitIdle(base, session.revision, timing.boundMs);
+        });
+      }
+    });
+    // Single poll attempts on one session, to see which reads still answer while something is down.
+    const polls = (async () => {
+      const request = { edge_id: edgeId, access_id: accessId, session_id: sessions[0]!.id, action: 'poll' };
+      while (!this.stopSending.signal.aborted) {
+        await client.attempt(request);
+        await sleep(timing.pollEveryMs);
+      }
+    })();
+    return Promise.all([...clients, polls]).catch((error: unknown) => {
+      // The services' output is the evidence of a client that gave up.
+      console.log(this.setup.output().split('\n').slice(-150).join('\n'));
+      throw error;
+    });
+  }
+
+  private sendsAfter(at: number) {
+    return this.setup.client.answered.filter((call) => call.action === 'send' && call.at > at);
+  }
+
+  /** One fault: down, back, ready, a send answered again, Postgres caught up. */
+  private async apply(fault: Fault, behind: string[]): Promise<FaultWindow> {
+    const { client, timing } = this.setup;
+    this.current = fault.name;
+    const downAt = Date.now();
+    await fault.down();
+    await sleep(fault.downMs);
+    await fault.up();
+    const returnedAt = Date.now();
+    const readyAt = await this.until(async () => (await fault.ready(), true), `${fault.name} ready again`);
+    await this.until(async () => this.sendsAfter(returnedAt).length > 0, `a send after ${fault.name}`).catch(
+      (error) => {
+        const recent = client.misses.filter((miss) => miss.at >= downAt).slice(-40);
+        console.log(recent.map((miss) => `${miss.at - downAt} ms ${miss.action}: ${miss.what}`).join('\n'));
+        throw error;
+      },
+    );
+    const recoveredAt = this.sendsAfter(returnedAt)[0]!.at;
+    const acked = this.sent.map((send) => send.operationId);
+    // A fault after which history never catches up is recorded (and fails the test at the end),
+    // so the other faults still run and report.
+    const caughtUpAt = await this.until(
+      async () => (await this.submissions(acked)).accepted === acked.length,
+      `history holding every send acknowledged by ${fault.name}`,
+      timing.catchUpBoundMs,
+    ).catch(async () => {
+      behind.push(`${fault.name}: ${JSON.stringify(await this.submissions(acked))} of ${acked.length}`);
+      return Number.NaN;
+    });
+    return { name: fault.name, downAt, returnedAt, readyAt, recoveredAt, caughtUpAt, endAt: 0 };
+  }
+
+  /** What history holds, session by session, compared with what was acknowledged. */
+  private async collect(windows: FaultWindow[], behind: string[]): Promise<FaultRunResult> {
+    const { client, owner, edgeId, accessId } = this.setup;
+    const sessionIds = this.setup.sessions.map((session) => session.id);
+    const query = `edge_id=${edgeId}&access_id=${accessId}`;
+    const stored = new Map<number, string[]>();
+    for (const [index, sessionId] of sessionIds.entries()) {
+      const mine = this.sent.filter((send) => send.session === index);
+      let texts: string[] = [];
+      await this.until(async () => {
+        texts = (await storedUserTexts(owner, sessionId, query)) ?? [];
+        return texts.length >= mine.length;
+      }, `session ${sessionId} in history`).catch(() => undefined);
+      stored.set(index, texts);
+    }
+    const copies = (send: Sent) => stored.get(send.session)!.filter((text) => text === send.text).length;
+    const effects = (fault: string) => {
+      const acked = this.sent.filter((send) => send.fault === fault);
+      return {
+        acked: acked.length,
+        lost: acked.filter((send) => copies(send) === 0).length,
+        duplicated: acked.filter((send) => copies(send) > 1).length,
+      };
+    };
+    const rows = windows.map((window) =>
+      figuresOf(window, client.misses, client.answered, effects(window.name)),
+    );
+    await this.until(
+      async () =>
+        this.views.every(
+          (view, index) =>
+            view.userTexts().length >=
+            this.sent.filter((s) => s.session === index % sessionIds.length).length,
+        ),
+      'every SSE client caught up',
+    ).catch(() => undefined);
+    this.stopStreaming.abort();
+    await Promise.all(this.streams);
+    console.log(
+      `fault run: ${this.sent.length} sends acknowledged, ${client.answered.length} calls answered ok, ` +
+        `retryable answers ${JSON.stringify(Object.fromEntries(client.retried))}, ` +
+        `SSE reconnects ${this.views.map((view) => view.reconnects).join(',')}\n${table(rows)}\n${failureKinds(rows)}`,
+    );
+    const accepted = (await this.submissions(this.sent.map((send) => send.operationId))).accepted ?? 0;
+    return { rows, sent: this.sent, views: this.views, behind, warmup: effects('warm-up'), accepted };
+  }
+
+  /** The submissions of these operation ids in Postgres (history's journal of sends), by state. */
+  private async submissions(operationIds: string[]): Promise<Record<string, number>> {
+    const db = new pg.Client({ connectionString: this.setup.databaseUrl });
+    await db.connect();
+    try {
+      const result = await db.query<{ dispatch_state: string; count: string }>(
+        `SELECT dispatch_state, count(*) FROM journal_submissions WHERE client_message_id = ANY($1) GROUP BY 1`,
+        [operationIds],
+      );
+      const states: Record<string, number> = {};
+      for (const row of result.rows) states[row.dispatch_state] = Number(row.count);
+      states.missing = operationIds.length - Object.values(states).reduce((sum, count) => sum + count, 0);
+      return states;
+    } finally {
+      await db.end();
+    }
+  }
+}
+
+/** What must hold after any fault run, whatever its timings. */
+export function expectNothingLost(result: FaultRunResult, client: LoadClient, sessions: number): void {
+  // Every failed request was one the contract tells a client to retry; nothing was lost or doubled.
+  expect(client.failures).toEqual([]);
+  expect(result.rows.map((row) => [row.fault, row.lost, row.duplicated])).toEqual(
+    result.rows.map((row) => [row.fault, 0, 0]),
+  );
+  expect([result.warmup.lost, result.warmup.duplicated]).toEqual([0, 0]);
+  // History (Postgres) holds each acknowledged send as one accepted submission.
+  expect(result.behind).toEqual([]);
+  expect(result.accepted).toBe(result.sent.length);
+  // Every client's SSE view holds its session's sends exactly once.
+  const sorted = (texts: string[]) => [...texts].sort();
+  result.views.forEach((view, index) => {
+    const mine = result.sent.filter((send) => send.session === index % sessions).map((send) => send.text);
+    expect(sorted(view.userTexts())).toEqual(sorted(mine));
+  });
+}
