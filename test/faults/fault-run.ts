@@ -69,6 +69,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class FaultRun {
   private readonly sent: Sent[] = [];
+  /** Every acknowledged send's end and duration as its client saw it (retries included). */
+  private readonly sendTimes: { at: number; ms: number }[] = [];
   private readonly views: SseView[] = [];
   private readonly streams: Promise<void>[] = [];
   private readonly stopSending = new AbortController();
@@ -131,7 +133,9 @@ export class FaultRun {
           if (this.stopSending.signal.aborted) return;
           const fault = this.current;
           const text = `${fault} / client ${index} round ${round}`;
+          const startedAt = Date.now();
           const { operationId } = await client.send(base, text);
+          this.sendTimes.push({ at: Date.now(), ms: Date.now() - startedAt });
           this.sent.push({ text, operationId, fault, session: index % sessions.length });
           session.revision = await client.waitIdle(base, session.revision, timing.boundMs);
         });
@@ -213,7 +217,7 @@ export class FaultRun {
       };
     };
     const rows = windows.map((window) =>
-      figuresOf(window, client.misses, client.answered, effects(window.name)),
+      figuresOf(window, client.misses, client.answered, effects(window.name), this.sendTimes),
     );
     await this.until(
       async () =>

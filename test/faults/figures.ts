@@ -33,6 +33,16 @@ export interface FaultFigures {
   catchUpMs: number;
   /** Sends, watches and polls answered ok while the service was down (kill → ready). */
   okWhileDown: string;
+  /** p50 and p99 of a send as its client saw it (first attempt → ok, retries included). */
+  sendP50Ms: number;
+  sendP99Ms: number;
+}
+
+/** The `q` quantile (nearest rank) of `values`; NaN when there are none. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 /** Failures are counted per request kind: `send: http 503 ×4`. */
@@ -50,7 +60,9 @@ export function figuresOf(
   misses: Miss[],
   answered: { at: number; action: string }[],
   effects: { acked: number; lost: number; duplicated: number },
+  sends: { at: number; ms: number }[],
 ): FaultFigures {
+  const sendMs = sends.filter((send) => send.at >= window.downAt && send.at < window.endAt).map((s) => s.ms);
   const inWindow = misses.filter((miss) => miss.at >= window.downAt && miss.at < window.endAt);
   const whileDown = answered.filter((call) => call.at > window.downAt && call.at < window.readyAt);
   const okCount = (action: string) => whileDown.filter((call) => call.action === action).length;
@@ -65,6 +77,8 @@ export function figuresOf(
     killToSendMs: window.recoveredAt - window.downAt,
     catchUpMs: window.caughtUpAt - window.returnedAt,
     okWhileDown: `${okCount('send')} / ${okCount('watch')} / ${okCount('poll')}`,
+    sendP50Ms: quantile(sendMs, 0.5),
+    sendP99Ms: quantile(sendMs, 0.99),
   };
 }
 
@@ -83,6 +97,7 @@ export function table(rows: FaultFigures[]): string {
     'kill → first ok send',
     'history caught up (after back)',
     'ok while down: send / watch / poll',
+    'send p50 / p99 (retries incl.)',
   ];
   const lines = rows.map((row) => [
     row.fault,
@@ -95,6 +110,7 @@ export function table(rows: FaultFigures[]): string {
     seconds(row.killToSendMs),
     seconds(row.catchUpMs),
     row.okWhileDown,
+    `${seconds(row.sendP50Ms)} / ${seconds(row.sendP99Ms)}`,
   ]);
   const render = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [render(header), render(header.map(() => '---')), ...lines.map(render)].join('\n');
