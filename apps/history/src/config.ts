@@ -31,7 +31,7 @@ export const JOURNAL_MAX_ACK_PENDING_DEFAULT = 2048;
  * the pool size so request handlers always find a connection.
  */
 export const JOURNAL_WRITE_CONCURRENCY_DEFAULT = 4;
-/** How often a replica looks for journals to compact (reference §1.10); 10 minutes. */
+/** How often a replica looks for journals to compact (reference orca §1.10); 10 minutes. */
 export const JOURNAL_COMPACTION_INTERVAL_MS_DEFAULT = 10 * 60_000;
 /** The reference's compaction policy: keep at least 512 rows, and every row of the last 2 h. */
 export const JOURNAL_COMPACTION_MIN_TAIL_ROWS_DEFAULT = 512;

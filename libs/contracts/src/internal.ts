@@ -429,7 +429,10 @@ export interface JournalItem {
   oversize?: true;
 }
 
-/** A submission as pages and events carry it (seed `AgentJournalSubmission`, camelCase). */
+/**
+ * A submission as pages and events carry it: Orca's `AgentJournalSubmission`, in camelCase
+ * (reference orca §1.6).
+ */
 export interface JournalSubmissionView {
   clientMessageId: string;
   fence: number;

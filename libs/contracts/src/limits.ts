@@ -134,7 +134,7 @@ export const AUDIT_STATUS_MAX_LENGTH = 32;
 export const STORED_PAYLOAD_MAX_BYTES = 512 * KiB;
 
 /**
- * Journal pages (reference §2.1): 40 items by default, 200 at most; the HTTP edge rejects a
+ * Journal pages (reference orca §2.1): 40 items by default, 200 at most; the HTTP edge rejects a
  * limit outside 1..200, history clamps whatever reaches it.
  */
 export const JOURNAL_PAGE_DEFAULT_LIMIT = 40;

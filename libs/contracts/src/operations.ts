@@ -1,4 +1,4 @@
-// Idempotent mutations (issue 4, seed `001_…` "Mutation envelope", reference orca §3): the
+// Idempotent mutations (issue 4; the Orca journal's "Mutation envelope", reference orca §3): the
 // optional envelope a client adds to a mutating edge_agent request, the fingerprint both sides
 // compute, the operation outcome the reply carries and the submission rows a send writes ahead
 // of its dispatch. Everything here is additive: a request without the envelope behaves exactly
@@ -115,7 +115,7 @@ export function sentMessageItemId(reply: Pick<EdgeAgentResult, 'messages' | 'win
   return undefined;
 }
 
-/** The refusal codes of the seed, each returned where the reference returns it. */
+/** The refusal codes of the Orca journal (reference orca §3.8), each returned where Orca returns it. */
 export const OPERATION_REFUSAL_CODES = [
   'agent_session_checkpoint_stale',
   'agent_session_ownership_unknown',

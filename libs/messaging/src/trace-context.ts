@@ -1,5 +1,5 @@
 // W3C trace context (`traceparent`, `tracestate`) in NATS headers, so one HTTP call is one
-// trace across api → router → edge → router → JetStream → history (ARCHITECTURE invariant 8),
+// trace across api → router → edge → router → JetStream → history (docs/architecture.md invariant 8),
 // with OpenTelemetry's messaging conventions: a PRODUCER span `send <subject>` for each request
 // or publish, a CONSUMER span `process <subject>` for each handled delivery, links where one
 // piece of work handles many. Only the OpenTelemetry API is used: without a started SDK every

@@ -1,4 +1,4 @@
-// Journal pages (reference §2.1 and its §7 history-page cases) on the real chain: a router
+// Journal pages (reference orca §2.1 and its §7 history-page cases) on the real chain: a router
 // sequences rows, history reduces them, and the api serves `GET /sessions/{id}/history` with the
 // caller's grant checked. tail/before read the reduced items without splitting one row's items,
 // after reads rows and publishes current state, and an unusable cursor answers a reset.

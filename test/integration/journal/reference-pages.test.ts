@@ -1,4 +1,4 @@
-// The reference's §7 history-page and crash-boundary cases that the router-driven paging suite
+// The Orca reference's §7 history-page and crash-boundary cases that the router-driven paging suite
 // (paging.test.ts) does not pin, against the real history service: journal messages are
 // published on the session's JetStream subject exactly as the router writes them (sequenced, with
 // the prev_stream_seq chain), submission rows included, and history's consumer folds them. The
@@ -42,7 +42,7 @@ function clientMessageId(): string {
   return `${Date.now()}-${minted.toString(16).padStart(32, '0')}`;
 }
 
-describe('journal pages: reference §7 cases', () => {
+describe('journal pages: reference orca §7 cases', () => {
   let h: HistoryHarness;
   let edgeId: string;
   let accessId: string;

@@ -23,8 +23,8 @@ import { formatCursor, type SessionScope, type SessionsService } from './session
  */
 export const SSE_MAX_BUFFERED_BYTES = 4 * Limits.JOURNAL_PAGE_MAX_BYTES;
 /**
- * The ownership fence the seed's `snapshot` and `reset` events carry: there is no fenced mutation
- * yet (issue 4 step 4), so it is 0.
+ * The ownership fence the Orca journal's `snapshot` and `reset` events carry (reference orca
+ * §2.2): there is no fenced mutation yet (issue 4 step 4), so it is 0.
  */
 const NO_FENCE = 0;
 

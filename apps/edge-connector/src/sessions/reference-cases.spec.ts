@@ -1,4 +1,4 @@
-// Edge bridge cases of the reference's §7 list (liaison-edge-agent.md) that sessions.service.spec
+// Edge bridge cases of the reference's §7 list (docs/reference-tests.md) that sessions.service.spec
 // and resume.spec do not already pin: the reaper's `expire` on the edge, closed-session
 // retention, skills, approval de-duplication, native resolution of inputs, activity detail
 // bounds, turn timing scope, discard ownership and the model/title management rules.

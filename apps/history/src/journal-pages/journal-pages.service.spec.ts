@@ -1,6 +1,6 @@
 import { clampLimit } from './journal-pages.service.js';
 
-describe('clampLimit (reference §7 history-page limit clamp)', () => {
+describe('clampLimit (reference orca §7 history-page limit clamp)', () => {
   it.each([
     [undefined, 40],
     [0, 1],

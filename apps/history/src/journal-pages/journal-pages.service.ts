@@ -37,7 +37,7 @@ const byteLength = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const PAGE_SUBMISSIONS_MAX = Limits.JOURNAL_PAGE_MAX_LIMIT;
 
 /**
- * The page size history uses whatever reaches it (reference §2.1): missing, NaN or infinite is the
+ * The page size history uses whatever reaches it (reference orca §2.1): missing, NaN or infinite is the
  * default 40; otherwise floored into 1..200. The RPC schema already refuses anything else, so
  * this only guards callers inside history.
  */
@@ -47,7 +47,7 @@ export function clampLimit(limit: number | undefined): number {
 }
 
 /**
- * Pages of a session's structured journal (reference §2.1). `tail` and `before` read the reduced
+ * Pages of a session's structured journal (reference orca §2.1). `tail` and `before` read the reduced
  * item list (so they survive compaction); `after` reads rows and publishes every item they touched
  * at its current state, so a client that applies a page twice converges. Every page is bounded in
  * items and bytes; an unusable cursor answers a reset with a bounded snapshot inline.
@@ -87,7 +87,7 @@ export class JournalPagesService {
     if (head === null) throw new StoredSessionNotFoundError();
     const reset = (reason: JournalResetReason) => this.reset(key, head, reason);
 
-    // A reader with no position cannot place the tail: it reloads (reference §2.1).
+    // A reader with no position cannot place the tail: it reloads (reference orca §2.1).
     if (request.direction === 'after') return reset('cursor_ahead');
     if (cursor) {
       const refusal = this.checkCursor(cursor, head, false);

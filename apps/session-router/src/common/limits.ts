@@ -19,7 +19,8 @@ export const LEASE_EXPIRE_ATTEMPTS_MAX = 20;
 export const LEASE_RUNNING_RECHECK_MS = 60_000;
 /**
  * Redis session state (epoch, revision, meta) outlives the session's activity by this much; Redis
- * is a cache of the journal (ARCHITECTURE invariant 2), so a key that ages out only costs an epoch roll.
+ * is a cache of the journal (docs/architecture.md invariant 2), so a key that ages out only costs an
+ * epoch roll.
  */
 export const SESSION_STATE_TTL_MS = 7 * 24 * 60 * 60_000;
 /** Session ids become NATS subject tokens and Redis key parts; anything else is refused. */

@@ -44,8 +44,8 @@ export function retentionExpiry(timestamp: number, recordedAt: number): number {
 }
 
 /**
- * A refusal's reply status stays in the contract's set (old clients know only those); the seed
- * code travels in `operation.refusal.code`.
+ * A refusal's reply status stays in the contract's set (old clients know only those); the Orca
+ * refusal code (reference orca §3.8) travels in `operation.refusal.code`.
  */
 export function refusalStatus(code: OperationRefusalCode): EdgeAgentStatus {
   switch (code) {
@@ -103,7 +103,7 @@ export interface Settlement {
 }
 
 /**
- * How a dispatched send settles (reference §1.6, §9.4): ok is `accepted`; an answer the edge gave
+ * How a dispatched send settles (reference orca §1.6, §9.4): ok is `accepted`; an answer the edge gave
  * first-hand, or a call that never reached it, is `rejected` with the status as its reason; a
  * call that may have reached the edge without a readable answer is `unknown`, never `rejected`.
  */

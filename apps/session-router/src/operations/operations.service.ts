@@ -78,7 +78,7 @@ interface Run {
 }
 
 /**
- * Idempotent mutations (ARCHITECTURE invariants 4 and 5; docs/contract.md "Idempotent
+ * Idempotent mutations (docs/architecture.md invariants 4 and 5; docs/contract.md "Idempotent
  * mutations"): the admission of a request that carries the envelope, its run under a ledger
  * claim, its settlement, and the replay of a settled (or orphaned) operation. Requests without
  * the envelope never come here.

@@ -49,7 +49,7 @@ export type PublishOutcome =
 /**
  * The session journal in JetStream: appends guarded by the expected last subject sequence (so
  * two replicas can never both write one position: one wins, the other re-reads), and the read
- * of a subject's last message that re-seeds Redis (ARCHITECTURE invariants 1 and 2).
+ * of a subject's last message that re-seeds Redis (docs/architecture.md invariants 1 and 2).
  */
 @Injectable()
 export class JournalStream implements OnModuleInit {

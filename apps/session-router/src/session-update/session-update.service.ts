@@ -61,8 +61,8 @@ export function newEpoch(): string {
 }
 
 /**
- * The single sequencer of every session's journal (ARCHITECTURE invariants 1–3). An edge's update
- * becomes row `(epoch, sequence + 1)`, appended to JetStream only if the subject's last stream
+ * The single sequencer of every session's journal (docs/architecture.md invariants 1–3). An edge's
+ * update becomes row `(epoch, sequence + 1)`, appended to JetStream only if the subject's last stream
  * sequence is still the one the head names; the edge is acknowledged only after JetStream stored
  * it; Redis then caches the new head and watchers on every replica are woken. Redis is a cache:
  * a missing head is re-seeded from the subject's last message, and when that cannot say where

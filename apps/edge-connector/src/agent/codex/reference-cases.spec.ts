@@ -1,4 +1,4 @@
-// The reference's Codex adapter cases (liaison-edge-agent.md §7 "Codex adapter"), checked on the
+// The reference's Codex adapter cases (its §7 "Codex adapter", docs/reference-tests.md), checked on the
 // exact JSON-RPC frames the edge writes. A tiny fake app-server (a node child speaking JSON lines)
 // logs every frame it receives, so each test asserts what Codex itself would be sent.
 import { Logger } from '@nestjs/common';
