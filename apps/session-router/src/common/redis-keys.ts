@@ -24,6 +24,10 @@ export class RedisKeys {
   edgeStreamSequence(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:edgejsseq`;
   }
+  /** Held by the one writer appending to the session's journal now (JournalAppendLock). */
+  appendLock(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:append`;
+  }
   meta(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:meta`;
   }

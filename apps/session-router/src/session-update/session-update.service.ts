@@ -22,6 +22,7 @@ import {
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { EdgeCredentials } from '../common/edge-credentials.js';
 import { REDIS, ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { JournalAppendLock } from './journal-append-lock.js';
 import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
 import { LifecyclePublisher } from './lifecycle.js';
@@ -83,6 +84,7 @@ export class SessionUpdateService {
     @Inject(REDIS) redis: RedisClient,
     private readonly credentials: EdgeCredentials,
     cipher: JournalCipher,
+    private readonly appendLock: JournalAppendLock,
   ) {
     this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
   }
@@ -131,7 +133,16 @@ export class SessionUpdateService {
     });
   }
 
-  private async store(update: SessionUpdate): Promise<SessionUpdateAck> {
+  private store(update: SessionUpdate): Promise<SessionUpdateAck> {
+    const sessionId = update.session_id;
+    return this.appendLock.holding(
+      sessionId,
+      () => new JournalContendedError(sessionId),
+      () => this.storeLocked(update),
+    );
+  }
+
+  private async storeLocked(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
     const state = await this.repository.state(sessionId);
     const bound = await this.boundScope(sessionId, state);
@@ -222,7 +233,20 @@ export class SessionUpdateService {
    * last stream sequence is still the head's. The row repeats the head's edge revision (it
    * changes no snapshot). A retry of the same state is deduplicated by its message id.
    */
-  async appendSubmission(scope: SubmissionScope, fence: number, submission: Submission): Promise<void> {
+  appendSubmission(scope: SubmissionScope, fence: number, submission: Submission): Promise<void> {
+    const sessionId = scope.session_id;
+    return this.appendLock.holding(
+      sessionId,
+      () => new JournalContendedError(sessionId),
+      () => this.appendSubmissionLocked(scope, fence, submission),
+    );
+  }
+
+  private async appendSubmissionLocked(
+    scope: SubmissionScope,
+    fence: number,
+    submission: Submission,
+  ): Promise<void> {
     const sessionId = scope.session_id;
     let head = (await this.repository.state(sessionId)).head ?? (await this.reseed(sessionId));
     for (let attempt = 0; attempt < APPEND_ATTEMPTS_MAX; attempt += 1) {
