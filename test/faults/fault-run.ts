@@ -197,16 +197,19 @@ export class FaultRun {
     const { client, owner, edgeId, accessId } = this.setup;
     const sessionIds = this.setup.sessions.map((session) => session.id);
     const query = `edge_id=${edgeId}&access_id=${accessId}`;
+    // One bound for all sessions: a history that lost sends must fail the run, not time it out.
     const stored = new Map<number, string[]>();
-    for (const [index, sessionId] of sessionIds.entries()) {
-      const mine = this.sent.filter((send) => send.session === index);
-      let texts: string[] = [];
-      await this.until(async () => {
-        texts = (await storedUserTexts(owner, sessionId, query)) ?? [];
-        return texts.length >= mine.length;
-      }, `session ${sessionId} in history`).catch(() => undefined);
-      stored.set(index, texts);
-    }
+    const read = async (index: number) => (await storedUserTexts(owner, sessionIds[index]!, query)) ?? [];
+    await this.until(async () => {
+      for (const index of sessionIds.keys()) {
+        if (stored.get(index)?.length === this.sent.filter((send) => send.session === index).length) continue;
+        stored.set(index, await read(index));
+      }
+      return sessionIds.every(
+        (_, index) => stored.get(index)!.length >= this.sent.filter((send) => send.session === index).length,
+      );
+    }, "history holding every session's sends").catch(() => undefined);
+    for (const index of sessionIds.keys()) if (!stored.has(index)) stored.set(index, []);
     const copies = (send: Sent) => stored.get(send.session)!.filter((text) => text === send.text).length;
     const effects = (fault: string) => {
       const acked = this.sent.filter((send) => send.fault === fault);
@@ -235,7 +238,14 @@ export class FaultRun {
         `retryable answers ${JSON.stringify(Object.fromEntries(client.retried))}, ` +
         `SSE reconnects ${this.views.map((view) => view.reconnects).join(',')}\n${table(rows)}\n${failureKinds(rows)}`,
     );
-    const accepted = (await this.submissions(this.sent.map((send) => send.operationId))).accepted ?? 0;
+    // Once the load stopped, history must come to hold every acknowledged send, however far
+    // behind the load left it (a clustered run on a small machine outruns its history replicas).
+    const all = this.sent.map((send) => send.operationId);
+    let accepted = 0;
+    await this.until(async () => {
+      accepted = (await this.submissions(all)).accepted ?? 0;
+      return accepted === all.length;
+    }, 'history holding every acknowledged send').catch(() => undefined);
     return { rows, sent: this.sent, views: this.views, behind, warmup: effects('warm-up'), accepted };
   }
 
@@ -258,8 +268,17 @@ export class FaultRun {
   }
 }
 
-/** What must hold after any fault run, whatever its timings. */
-export function expectNothingLost(result: FaultRunResult, client: LoadClient, sessions: number): void {
+/**
+ * What must hold after any fault run, whatever its timings. `perFaultCatchUp`: history also had
+ * to hold every send acknowledged so far within the catch-up bound after each fault (not asked of
+ * a run whose load outpaces history on purpose; its catch-up times are reported instead).
+ */
+export function expectNothingLost(
+  result: FaultRunResult,
+  client: LoadClient,
+  sessions: number,
+  perFaultCatchUp = true,
+): void {
   // Every failed request was one the contract tells a client to retry; nothing was lost or doubled.
   expect(client.failures).toEqual([]);
   expect(result.rows.map((row) => [row.fault, row.lost, row.duplicated])).toEqual(
@@ -267,7 +286,7 @@ export function expectNothingLost(result: FaultRunResult, client: LoadClient, se
   );
   expect([result.warmup.lost, result.warmup.duplicated]).toEqual([0, 0]);
   // History (Postgres) holds each acknowledged send as one accepted submission.
-  expect(result.behind).toEqual([]);
+  if (perFaultCatchUp) expect(result.behind).toEqual([]);
   expect(result.accepted).toBe(result.sent.length);
   // Every client's SSE view holds its session's sends exactly once.
   const sorted = (texts: string[]) => [...texts].sort();
