@@ -180,6 +180,13 @@ export class LoadClient {
           first = { ...first, client_operation_id: newOperationId() };
         current = first;
       }
+      if (outcome === 'resume-unknown') {
+        // An `unknown` send on a lost session: resume it, then settle the same id with
+        // retry_unknown (docs/reliability.md); retrying it without the resume finds nothing.
+        const { edge_id, access_id, session_id } = request;
+        await this.call({ edge_id, access_id, session_id, action: 'resume' });
+        current = { ...first, retry_unknown: true };
+      }
       await sleep(this.options.pauseMs ?? 200);
     }
     const recent = this.misses.filter((miss) => miss.action === request.action).slice(-3);

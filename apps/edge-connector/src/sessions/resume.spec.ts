@@ -114,6 +114,29 @@ async function conversation(e: Edge): Promise<{ id: string; last: EdgeAgentResul
 }
 
 describe('resume bindings and resume', () => {
+  it('does not record a dispatch refused because the session is not here: after resume it runs', async () => {
+    const first = edge();
+    const { id, last } = await conversation(first);
+    await first.sessions.shutdown();
+
+    // The new process lost the runtime: a send (an `unknown` one resent with retry_unknown, say)
+    // is not_found. That says nothing about the dispatch, which the old process may have run.
+    const restarted = edge();
+    const dispatchId = `${Date.now()}-${'e'.repeat(32)}`;
+    const send = { action: 'send' as const, session_id: id, access_id: ACCESS, text: 'after the restart' };
+    expect((await restarted.call(send, { dispatch_id: dispatchId })).status).toBe('not_found');
+    const status = () =>
+      restarted.call({ action: 'dispatch_status', session_id: id }, { dispatch_id: dispatchId });
+    expect((await status()).dispatch).toEqual({ state: 'absent' });
+
+    // Once resumed, the same dispatch id runs instead of answering not_found for ever.
+    expect((await restarted.call(...resumeOf(id, seedOf(last)))).status).toBe('ok');
+    expect((await restarted.call(send, { dispatch_id: dispatchId })).status).toBe('ok');
+    expect((await status()).dispatch).toMatchObject({ state: 'accepted' });
+    await idle(restarted, id);
+    await restarted.sessions.shutdown();
+  });
+
   it('persists a 0600 binding at start and resumes after a restart with the seed state', async () => {
     const first = edge();
     const { id, last } = await conversation(first);

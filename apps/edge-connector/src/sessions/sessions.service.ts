@@ -539,7 +539,13 @@ export class SessionsService {
         reply = await run();
       } catch (error) {
         const status = toPublicStatus(error).status;
-        this.dispatches.record({ owner, session: sessionId, id, state: 'rejected', status });
+        // `not_found` says this process holds no such session (it restarted, say), nothing about
+        // the dispatch, which an earlier process may have run. Recorded, it would answer
+        // not_found for ever, even once the session is resumed, and tell the reconciler
+        // `rejected` for a send that may have happened; unrecorded, it is `absent`, as after any restart.
+        if (status !== 'not_found') {
+          this.dispatches.record({ owner, session: sessionId, id, state: 'rejected', status });
+        }
         throw error;
       }
       const itemId = rpc.request.action === 'send' ? sentMessageItemId(reply) : undefined;
