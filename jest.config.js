@@ -28,8 +28,9 @@ export default {
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
     // Each service and dependency killed in turn under load, on servers of its own (test/faults).
-    // Timing-sensitive and CPU-hungry, so never beside the other projects: `npm test` runs it on
-    // its own afterwards (`npm run test:faults`, one suite at a time).
+    // Timing-sensitive and CPU-hungry, so never beside the other projects: `npm test` runs the
+    // single-node suite on its own afterwards (`npm run test:faults`); the clustered one runs on
+    // demand (`npm run test:faults:clustered`) until its open finding is fixed (docs/scaling.md).
     ...(process.env.TETHER_FAULTS === '1'
       ? [{ ...shared, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.test.ts'] }]
       : []),

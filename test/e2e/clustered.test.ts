@@ -1,9 +1,9 @@
 // Tether on a 3-node NATS cluster (issue 13): 2 api (behind a balancer that routes as a
 // Kubernetes Service with readiness does), 3 router and 2 history replicas and one edge, every
-// JetStream stream at 3 replicas. First the chain and the live journal as chain.test.ts and
-// journal-sse.test.ts check them on one NATS server. (The fault run under load on this set-up,
-// kill -9 of the stream leader node and of one replica of each service, is not here yet: its
-// first version failed, see docs/scaling.md.)
+// JetStream stream at 3 replicas: the chain as chain.test.ts checks it on one NATS server, and an
+// operator's resize of the streams kept across a restart of every service. The fault run under
+// load on the clustered set-up (NATS node, Redis master and one replica of each service killed)
+// is test/faults/clustered.test.ts, on a Redis Cluster.
 //
 // Redis: TETHER_TEST_CLUSTER_REDIS_URL when set (a Redis Cluster or Sentinel URL), else the suite's
 // standalone Redis.
@@ -162,15 +162,13 @@ test('creates every stream with 3 replicas on the cluster', async () => {
   }
 });
 
-// chain.test.ts's first case: the whole path, api → router → edge → JetStream → history.
-test('start → send → watch → poll, listed in sessions from history', async () => {
-  const session = await startSession();
+/** One turn through the whole path: send, watch to the end, poll; returns the polled messages. */
+async function runTurn(
+  session: { id: string; revision: number },
+  text: string,
+): Promise<{ role: string; text?: string }[]> {
   const base = { edge_id: stack.edge!.id, access_id: accessId, session_id: session.id };
-  const sent = await e2e.owner.agent<{ status: string }>({
-    ...base,
-    action: 'send',
-    text: 'hello from the cluster',
-  });
+  const sent = await e2e.owner.agent<{ status: string }>({ ...base, action: 'send', text });
   expect(sent.status).toBe('ok');
   let revision = session.revision;
   for (;;) {
@@ -182,16 +180,22 @@ test('start → send → watch → poll, listed in sessions from history', async
     revision = watched.revision ?? revision;
     if (!watched.running && revision > session.revision) break;
   }
+  session.revision = revision;
   const polled = await e2e.owner.agent<{ messages: { role: string; text?: string }[] }>({
     ...base,
     action: 'poll',
   });
-  expect(polled.messages[0]).toEqual(
-    expect.objectContaining({ role: 'user', text: 'hello from the cluster' }),
+  return polled.messages;
+}
+
+// chain.test.ts's first case: the whole path, api → router → edge → JetStream → history.
+test('start → send → watch → poll, listed in sessions from history', async () => {
+  const session = await startSession();
+  const messages = await runTurn(session, 'hello from the cluster');
+  expect(messages[0]).toEqual(expect.objectContaining({ role: 'user', text: 'hello from the cluster' }));
+  expect(messages.some((message) => message.role === 'assistant' && (message.text?.length ?? 0) > 0)).toBe(
+    true,
   );
-  expect(
-    polled.messages.some((message) => message.role === 'assistant' && (message.text?.length ?? 0) > 0),
-  ).toBe(true);
   await until(
     async () => {
       const listed = await e2e.owner.agent<{ sessions?: { session_id: string }[] }>({
@@ -204,4 +208,43 @@ test('start → send → watch → poll, listed in sessions from history', async
     'the session listed from history',
     CONVERGE_TIMEOUT_MS,
   );
+});
+
+// Issue 13: an operator's change to a stream (replicas, retention) is the stream's from then on;
+// a service that starts creates a missing stream but never rewrites an existing one.
+test("keeps an operator's resize of both streams across a restart of every service", async () => {
+  const nc = await connectNats({ servers: cluster.url, name: 'test-e2e-clustered-resize' });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const names = [stack.subjects.sessionsStream, stack.subjects.auditStream];
+    const wanted = new Map<string, { num_replicas: number; max_age: number }>();
+    for (const name of names) {
+      const { config } = await jsm.streams.info(name);
+      // One hour more than the services' own setting, and one replica fewer.
+      const resized = { num_replicas: 2, max_age: config.max_age + 3_600 * 1_000_000_000 };
+      await jsm.streams.update(name, { ...config, ...resized });
+      wanted.set(name, resized);
+    }
+    for (const name of [...REPLICAS, 'edge' as const]) {
+      await stack.kill(name, 'SIGTERM');
+      await stack.start(name);
+      if (name === 'edge') await until(async () => (await stack.edgeReady(), true), 'the edge ready again');
+      else await until(() => isReady(name), `${name} ready again`);
+    }
+    for (const name of names) {
+      const { config } = await jsm.streams.info(name);
+      expect({ num_replicas: config.num_replicas, max_age: config.max_age }).toEqual(wanted.get(name));
+      // The servers act on it too: one follower left beside the leader.
+      await until(
+        async () => (await jsm.streams.info(name)).cluster?.replicas?.length === 1,
+        `${name} down to 2 replicas`,
+        CONVERGE_TIMEOUT_MS,
+      );
+    }
+    // And the chain still runs on the resized stream.
+    const messages = await runTurn(await startSession(), 'after the resize');
+    expect(messages[0]).toEqual(expect.objectContaining({ role: 'user', text: 'after the resize' }));
+  } finally {
+    await nc.close();
+  }
 });
