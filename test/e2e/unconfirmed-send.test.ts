@@ -199,7 +199,8 @@ test('an unknown send nobody retries is settled by the reconciler from the edge 
   const sessionId = await startSession();
   const request = sendRequest(sessionId, 'nobody asks');
   const first = await sendUnconfirmed(request);
-  expect(first.operation?.submission?.dispatch_state).toBe('unknown');
+  // The whole reply, so a failure shows what came back instead.
+  expect(first).toMatchObject({ status: 'ok', operation: { submission: { dispatch_state: 'unknown' } } });
 
   const seen = await converge(sessionId, request.client_operation_id!, 'accepted');
   expect(seen.submission).toMatchObject({

@@ -144,6 +144,37 @@ describe('router idempotent mutations', () => {
     fake.stop();
   });
 
+  it('admits an enveloped send right after start, before the edge has published any update', async () => {
+    // The edge answers start but publishes nothing (its own update is asynchronous and may come
+    // late): the router journals the start's snapshot before answering, so the session is bound.
+    const started = sessionId();
+    const fake = await edge((rpc) =>
+      rpc.request.action === 'start'
+        ? result('ok', { session_id: started, revision: 1, running: false })
+        : okFor(rpc),
+    );
+    const start = await route({
+      edge_id: fake.edgeId,
+      action: 'start',
+      installation_id: 'a'.repeat(32),
+      project: '/p',
+    });
+    expect(start).toMatchObject({ status: 'ok', session_id: started });
+    const send = await route(enveloped('send', { edge_id: fake.edgeId, session_id: started, text: 'hi' }));
+    expect(send.operation?.refusal).toBeUndefined();
+    expect(send.operation?.submission?.dispatch_state).toBe('accepted');
+    const rows = await journal(started);
+    expect(rows[0]).toMatchObject({ actor_id: ACTOR, edge_id: fake.edgeId, revision: 1 });
+    expect(await submissionStates(started)).toEqual(['pending', 'accepted']);
+    // Another caller still cannot use it.
+    const other = await route(
+      enveloped('send', { edge_id: fake.edgeId, session_id: started, text: 'hi' }),
+      'user-2',
+    );
+    expect(other.operation?.refusal?.code).toBe('agent_session_ownership_unknown');
+    fake.stop();
+  });
+
   it('refuses a wrong fingerprint as a conflict and writes no record', async () => {
     const fake = await edge();
     const sid = await knownSession(fake.edgeId);

@@ -48,7 +48,7 @@ export class EdgeAgentService {
       return this.operations.route(command, request.action, (stripped) => this.forward(command, stripped));
     }
     const reply = await this.forward(command, withoutEnvelope(request));
-    await this.operations.noteRuntime(request, reply);
+    await this.operations.noteRuntime(command, reply);
     return reply;
   }
 

@@ -202,17 +202,25 @@ export class OperationsService {
   }
 
   /** `start` and `resume` (re)start a runtime: the fence the envelope compares with moves. */
-  async noteRuntime(request: EdgeAgentRequest, reply: EdgeAgentResult): Promise<void> {
+  async noteRuntime(command: RouterEdgeAgentRequest, reply: EdgeAgentResult): Promise<void> {
+    const { request } = command;
     if (reply.status !== 'ok') return;
     try {
       if (request.action === 'start' && reply.session_id) {
-        await this.journal.runtimeStarted(reply.session_id);
+        const scope: SubmissionScope = {
+          session_id: reply.session_id,
+          edge_id: request.edge_id,
+          actor_id: command.actor_id,
+          ...(request.access_id ? { access_id: request.access_id } : {}),
+        };
+        await this.journal.runtimeStarted(scope, reply);
       } else if (request.action === 'resume' && request.session_id) {
         await this.journal.runtimeRestarted(request.session_id);
       }
     } catch (error) {
-      // The runtime did start; a fence that did not move only makes a stale client retry later.
-      this.log.warn(`Runtime fence of ${request.action} not recorded: ${(error as Error).message}`);
+      // The runtime did start; a fence that did not move only makes a stale client retry later,
+      // and an unjournaled start is bound by the edge's own update shortly.
+      this.log.warn(`Runtime of ${request.action} not recorded: ${(error as Error).message}`);
     }
   }
 

@@ -332,9 +332,16 @@ export class SessionUpdateService {
     return this.fences.seed(sessionId, await this.journalFence(sessionId));
   }
 
-  /** `start` created the session's first runtime: fence 1, unless one is already known. */
-  async runtimeStarted(sessionId: string): Promise<number> {
-    return this.runtimeFence(sessionId);
+  /**
+   * `start` created the session's first runtime: fence 1, unless one is already known. The start's
+   * snapshot is journaled before the start is answered: the edge publishes its own update of it
+   * asynchronously, and until a row (or the meta it caches) binds the session to its caller and
+   * edge, an enveloped call on it would be refused as a session the router does not hold. The
+   * edge's update of the same revision is then acknowledged as a duplicate.
+   */
+  async runtimeStarted(scope: SubmissionScope, snapshot: EdgeAgentResult): Promise<number> {
+    await this.recordObserved(scope, snapshot);
+    return this.runtimeFence(scope.session_id);
   }
 
   /** `resume` started a new runtime: the fence moves forward. */
