@@ -5,19 +5,20 @@
 // load on the clustered set-up (NATS node, Redis master and one replica of each service killed)
 // is test/faults/clustered.test.ts, on a Redis Cluster.
 //
-// Redis: TETHER_TEST_CLUSTER_REDIS_URL when set (a Redis Cluster or Sentinel URL), else the suite's
-// standalone Redis.
+// Redis: a Redis Cluster of 3 masters and 3 replicas started here (ports 7400-7405), or
+// TETHER_TEST_CLUSTER_REDIS_URL when set (a Redis Cluster or Sentinel URL of the caller's).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { freePort, testServices } from '#test-support';
+import { freePort } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
 import { LoadBalancer } from '../support/load-balancer.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
+import { startRedisCluster, type RedisClusterHarness } from '../support/redis-cluster.js';
 
 // Eight cold starts on a shared 2-core machine.
 jest.setTimeout(240_000);
@@ -30,7 +31,11 @@ const WATCH_WAIT_MS = 2_000;
 const READY_TIMEOUT_MS = 150_000;
 const CONVERGE_TIMEOUT_MS = 60_000;
 
+/** Six Redis nodes from here (bus ports +10000); the other suites use 7100, 7200 and 7300. */
+const REDIS_BASE_PORT = 7400;
+
 let cluster: NatsCluster;
+let redis: RedisClusterHarness | undefined;
 let e2e: E2eStack;
 let stack: Stack;
 let balancer: LoadBalancer;
@@ -54,7 +59,11 @@ const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/
 const isReady = async (name: ServiceName) => (await fetch(readyUrl(name))).status === 200;
 
 beforeAll(async () => {
-  cluster = await startNatsCluster();
+  const callerRedis = process.env.TETHER_TEST_CLUSTER_REDIS_URL;
+  [cluster, redis] = await Promise.all([
+    startNatsCluster(),
+    callerRedis ? undefined : startRedisCluster(REDIS_BASE_PORT),
+  ]);
   for (const name of REPLICAS) opsPorts.set(name, await freePort());
   const secondApiPort = await freePort();
   const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
@@ -75,7 +84,7 @@ beforeAll(async () => {
     },
     stack: {
       natsUrl: cluster.url,
-      redisUrl: process.env.TETHER_TEST_CLUSTER_REDIS_URL ?? (await testServices()).redisUrl,
+      redisUrl: callerRedis ?? redis!.url,
       readyTimeoutMs: READY_TIMEOUT_MS,
       secondRouter: true,
       thirdRouter: true,
@@ -121,7 +130,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await balancer?.stop();
   await e2e?.close();
-  await cluster?.stop();
+  await Promise.allSettled([cluster?.stop(), redis?.stop()]);
 });
 
 const failed: string[] = [];

@@ -63,6 +63,8 @@ export interface FaultRunResult {
   warmup: { acked: number; lost: number; duplicated: number };
   /** Accepted submissions in Postgres among every acknowledged send. */
   accepted: number;
+  /** The acknowledged sends Postgres does not hold as accepted, with what it holds instead. */
+  notAccepted: string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -246,7 +248,49 @@ export class FaultRun {
       accepted = (await this.submissions(all)).accepted ?? 0;
       return accepted === all.length;
     }, 'history holding every acknowledged send').catch(() => undefined);
-    return { rows, sent: this.sent, views: this.views, behind, warmup: effects('warm-up'), accepted };
+    const notAccepted = accepted === all.length ? [] : await this.notAccepted();
+    return {
+      rows,
+      sent: this.sent,
+      views: this.views,
+      behind,
+      warmup: effects('warm-up'),
+      accepted,
+      notAccepted,
+    };
+  }
+
+  /**
+   * Each acknowledged send Postgres does not hold as accepted: its fault window, its state and
+   * reason there (or `missing`), and what the stack logged about it, to explain a failed run.
+   */
+  private async notAccepted(): Promise<string[]> {
+    const db = new pg.Client({ connectionString: this.setup.databaseUrl });
+    await db.connect();
+    try {
+      const result = await db.query<{
+        client_message_id: string;
+        dispatch_state: string;
+        reason: string | null;
+      }>(
+        `SELECT client_message_id, dispatch_state, reason FROM journal_submissions WHERE client_message_id = ANY($1)`,
+        [this.sent.map((send) => send.operationId)],
+      );
+      const held = new Map(result.rows.map((row) => [row.client_message_id, row]));
+      const logs = this.setup.output().split('\n');
+      return this.sent
+        .filter((send) => held.get(send.operationId)?.dispatch_state !== 'accepted')
+        .map((send) => {
+          const row = held.get(send.operationId);
+          const state = row ? `${row.dispatch_state} (${row.reason ?? 'no reason'})` : 'missing';
+          const said = logs.filter((line) => line.includes(send.operationId)).slice(-10);
+          return [`${send.operationId} of session ${send.session} (${send.fault}): ${state}`, ...said].join(
+            '\n  ',
+          );
+        });
+    } finally {
+      await db.end();
+    }
   }
 
   /** The submissions of these operation ids in Postgres (history's journal of sends), by state. */
@@ -287,6 +331,7 @@ export function expectNothingLost(
   expect([result.warmup.lost, result.warmup.duplicated]).toEqual([0, 0]);
   // History (Postgres) holds each acknowledged send as one accepted submission.
   if (perFaultCatchUp) expect(result.behind).toEqual([]);
+  expect(result.notAccepted).toEqual([]);
   expect(result.accepted).toBe(result.sent.length);
   // Every client's SSE view holds its session's sends exactly once.
   const sorted = (texts: string[]) => [...texts].sort();
