@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
@@ -7,7 +6,6 @@ import {
   edgeRpcResultSchema,
   isEdgeAgentStatus,
   result,
-  type EdgeAgentAction,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type Subjects,
@@ -25,24 +23,28 @@ import { EDGE_ID_PATTERN } from './limits.js';
 import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
 
 /**
- * What became of an observed edge call, as far as the router can tell:
+ * What became of an edge call, as far as the router can tell:
  * - `answered`: the edge answered with a readable result (its status is first-hand);
  * - `not_delivered`: nothing was published, or nobody listened (no responders): the edge never
  *   saw the request;
  * - `unconfirmed`: the request was published and then timed out, the connection dropped, or the
  *   answer was unreadable: the edge may have acted on it.
  */
-export type Delivery = 'answered' | 'not_delivered' | 'unconfirmed';
+export type EdgeDelivery = 'answered' | 'not_delivered' | 'unconfirmed';
 
-/** What a call resolves to when its edge is found offline before it answers. */
-const EDGE_OFFLINE = Symbol('edge offline');
+/** An edge call's result and what became of the request. */
+export interface EdgeReply {
+  result: EdgeAgentResult;
+  delivery: EdgeDelivery;
+}
 
-/**
- * Watches the calls of one action made inside `EdgeRpcClient.observe` (the mutation ledger's
- * dispatch: other code paths, such as the stored-sessions send, make the call).
- */
-export interface DispatchObserver {
-  action: EdgeAgentAction;
+/** What became of an edge call the router never made (refused before the edge was asked). */
+export function notDelivered(reply: EdgeAgentResult): EdgeReply {
+  return { result: reply, delivery: 'not_delivered' };
+}
+
+/** What the mutation ledger's dispatch of an operation adds to its one edge call. */
+export interface DispatchOptions {
   /**
    * Runs right before the request is published: the last moment the effect surely has not
    * happened. Throwing (or resolving false) stops the call, which then answers `unavailable`.
@@ -53,9 +55,10 @@ export interface DispatchObserver {
    * answers the first outcome and the reconciler can ask what became of a send.
    */
   dispatchId?: string;
-  /** Set once the observed call finished (the last one, if several). */
-  delivery?: Delivery;
 }
+
+/** What a call resolves to when its edge is found offline before it answers. */
+const EDGE_OFFLINE = Symbol('edge offline');
 
 /**
  * The router's one way to talk to an edge (`edge_agent_v1`, reference §2.1). It never throws:
@@ -64,7 +67,6 @@ export interface DispatchObserver {
 @Injectable()
 export class EdgeRpcClient {
   private readonly log = new Logger(EdgeRpcClient.name);
-  private readonly observers = new AsyncLocalStorage<DispatchObserver>();
   private readonly timeoutMs: number;
 
   constructor(
@@ -76,29 +78,26 @@ export class EdgeRpcClient {
     this.timeoutMs = config.edgeRpcTimeoutMs;
   }
 
-  /** Runs `work`, reporting the delivery of its calls of `observer.action` into `observer`. */
-  observe<T>(observer: DispatchObserver, work: () => Promise<T>): Promise<T> {
-    return this.observers.run(observer, work);
+  /** The edge's result and what became of the request (`options` only for an operation's dispatch). */
+  async call(rpc: EdgeAgentRPCRequest, options: DispatchOptions = {}): Promise<EdgeReply> {
+    const sent = options.dispatchId ? { ...rpc, dispatch_id: options.dispatchId } : rpc;
+    return this.deliver(sent, options.beforePublish);
   }
 
-  async call(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
-    const store = this.observers.getStore();
-    const observer = store?.action === rpc.request.action ? store : undefined;
-    const sent = observer?.dispatchId ? { ...rpc, dispatch_id: observer.dispatchId } : rpc;
-    const reply = await this.deliver(sent, observer);
-    if (observer) observer.delivery = reply.delivery;
-    return reply.result;
+  /** The edge's result alone, for a call whose delivery nobody settles on. */
+  async ask(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+    return (await this.deliver(rpc)).result;
   }
 
   private async deliver(
     rpc: EdgeAgentRPCRequest,
-    observer: DispatchObserver | undefined,
-  ): Promise<{ result: EdgeAgentResult; delivery: Delivery }> {
+    beforePublish?: () => Promise<boolean>,
+  ): Promise<EdgeReply> {
     const edgeId = rpc.request.edge_id;
     if (!EDGE_ID_PATTERN.test(edgeId))
       return { result: result('invalid_request'), delivery: 'not_delivered' };
-    if (observer?.beforePublish) {
-      const proceed = await observer.beforePublish().catch((error: unknown) => {
+    if (beforePublish) {
+      const proceed = await beforePublish().catch((error: unknown) => {
         this.log.warn(`Dispatch of ${rpc.request.action} not started: ${(error as Error).message}`);
         return false;
       });

@@ -1,16 +1,12 @@
 import { Module } from '@nestjs/common';
-import { LeasesModule } from '../leases/leases.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
-import { SessionUpdateModule } from '../session-update/session-update.module.js';
-import { WatchModule } from '../watch/watch.module.js';
 import { EdgeAgentHandler } from './edge-agent.handler.js';
 import { EdgeAgentService } from './edge-agent.service.js';
-import { StoredSessionsService } from './stored-sessions.service.js';
-import { TitleOverrideRepository } from './title-override.repository.js';
+import { RouterPathModule } from './router-path.module.js';
 
 @Module({
-  imports: [WatchModule, LeasesModule, OperationsModule, SessionUpdateModule],
+  imports: [RouterPathModule, OperationsModule],
   controllers: [EdgeAgentHandler],
-  providers: [EdgeAgentService, StoredSessionsService, TitleOverrideRepository],
+  providers: [EdgeAgentService],
 })
 export class EdgeAgentModule {}

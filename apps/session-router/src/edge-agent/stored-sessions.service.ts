@@ -10,7 +10,12 @@ import {
   type Subjects,
 } from '#contracts';
 import { NATS_CONNECTION, RpcRemoteError, JournalCipher } from '#messaging';
-import { EdgeRpcClient } from '../common/edge-rpc.client.js';
+import {
+  EdgeRpcClient,
+  notDelivered,
+  type DispatchOptions,
+  type EdgeReply,
+} from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
 import { REDIS, SUBJECTS } from '../common/tokens.js';
 import { LifecyclePublisher } from '../session-update/lifecycle.js';
@@ -76,7 +81,7 @@ export class StoredSessionsService {
   /** resume: the seed comes from history only; a client can never supply it. */
   async resume(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const scope = historyScope(rpc);
-    if (!scope) return this.edge.call(rpc);
+    if (!scope) return this.edge.ask(rpc);
     let seed;
     try {
       seed = await this.history.call('historyResumeSeed', scope);
@@ -86,27 +91,44 @@ export class StoredSessionsService {
     }
     if (seed.state === 'deleted') return result('not_found');
     if (seed.state !== 'stored' || !seed.resume) return result('resume_unavailable');
-    return this.edge.call({ ...rpc, resume: seed.resume });
+    return this.edge.ask({ ...rpc, resume: seed.resume });
   }
 
   /**
    * send with windowing (reference §2.3 send, §4 windows): read the session without renewing
    * its lease; refuse while a turn runs; archive the finished round, then ask the edge to reset
-   * only if its revision is still the archived one. No archive, no send.
+   * only if its revision is still the archived one. No archive, no send. The delivery is the
+   * send's own (a refusal before it is `not_delivered`); `dispatch` goes to that call alone.
    */
-  async send(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+  async send(rpc: EdgeAgentRPCRequest, dispatch: DispatchOptions = {}): Promise<EdgeReply> {
     const scope = historyScope(rpc);
-    if (!scope) return this.edge.call(rpc);
+    if (!scope) return this.edge.call(rpc, dispatch);
     const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
-    const snapshot = await this.edge.call({
+    const snapshot = await this.edge.ask({
       ...rpc,
       request: { edge_id: edgeId, action: 'snapshot', session_id: sessionId, access_id: accessId },
     });
-    if (snapshot.running) return result('busy');
-    if (snapshot.closed || !snapshot.session_id || snapshot.status === 'not_found') return snapshot;
-    if (!snapshot.history_windowing || (snapshot.messages ?? []).length === 0) return this.edge.call(rpc);
-    // The round goes to the archive (transcript pages) and its final state to the journal (the
-    // edge's own update of it may have been lost), side by side; both before the reset.
+    if (snapshot.running) return notDelivered(result('busy'));
+    if (snapshot.closed || !snapshot.session_id || snapshot.status === 'not_found') {
+      return notDelivered(snapshot);
+    }
+    if (!snapshot.history_windowing || (snapshot.messages ?? []).length === 0) {
+      return this.edge.call(rpc, dispatch);
+    }
+    const refusal = await this.storeWindow(scope, snapshot);
+    if (refusal) return notDelivered(refusal);
+    return this.edge.call({ ...rpc, reset_revision: snapshot.revision ?? 0 }, dispatch);
+  }
+
+  /**
+   * The round goes to the archive (transcript pages) and its final state to the journal (the
+   * edge's own update of it may have been lost), side by side; both before the reset. Answers
+   * the refusal of the send when either failed.
+   */
+  private async storeWindow(
+    scope: HistorySessionScope,
+    snapshot: EdgeAgentResult,
+  ): Promise<EdgeAgentResult | null> {
     const [archived, journaled] = await Promise.allSettled([
       this.history.call('historyArchiveWindow', { ...scope, snapshot }),
       this.journal.recordObserved(scope, snapshot),
@@ -124,13 +146,13 @@ export class StoredSessionsService {
       );
       return result('unavailable');
     }
-    return this.edge.call({ ...rpc, reset_revision: snapshot.revision ?? 0 });
+    return null;
   }
 
   /** rename: a title override in history, answered with the archived view; live only without history. */
   async rename(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const scope = historyScope(rpc);
-    if (!scope) return this.edge.call(rpc);
+    if (!scope) return this.edge.ask(rpc);
     const title = (rpc.request.title ?? '').trim();
     let renamed;
     try {
@@ -142,7 +164,7 @@ export class StoredSessionsService {
     if (renamed.state === 'deleted') return result('not_found');
     // Not saved yet (history has not seen the session): the edge renames it, and history stores
     // the new title with the next snapshot.
-    if (renamed.state !== 'stored' || !renamed.snapshot) return this.edge.call(rpc);
+    if (renamed.state !== 'stored' || !renamed.snapshot) return this.edge.ask(rpc);
     await this.titles.set(scope.session_id, title).catch((error: unknown) => {
       this.log.warn(`Title override of session ${scope.session_id} not cached: ${(error as Error).message}`);
     });
@@ -152,7 +174,7 @@ export class StoredSessionsService {
   /** delete: tombstone first, then a best-effort live stop and delete (reference §2.3 delete). */
   async delete(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const scope = historyScope(rpc);
-    if (!scope) return this.edge.call(rpc);
+    if (!scope) return this.edge.ask(rpc);
     let before;
     try {
       before = (await this.history.call('historyDelete', scope)).state;
@@ -165,8 +187,8 @@ export class StoredSessionsService {
     await this.titles.clear(scope.session_id).catch(() => undefined);
     const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
     const target = { edge_id: edgeId, session_id: sessionId, access_id: accessId };
-    await this.edge.call({ ...rpc, request: { ...target, action: 'stop' } });
-    const live = await this.edge.call({ ...rpc, request: { ...target, action: 'delete' } });
+    await this.edge.ask({ ...rpc, request: { ...target, action: 'stop' } });
+    const live = await this.edge.ask({ ...rpc, request: { ...target, action: 'delete' } });
     if (before === 'stored' || (before === 'missing' && live.status === 'ok')) {
       // After the live stop, so the rows that stop caused are (usually) announced before it.
       await this.announceDeleted(scope);
@@ -177,7 +199,7 @@ export class StoredSessionsService {
 
   /** discard: the edge decides (empty, idle, owned); a discarded session leaves only a tombstone. */
   async discard(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
-    const reply = await this.edge.call(rpc);
+    const reply = await this.edge.ask(rpc);
     const scope = historyScope(rpc);
     if (!scope || reply.status !== 'ok') return reply;
     let before: string | undefined;

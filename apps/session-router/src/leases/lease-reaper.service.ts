@@ -106,7 +106,7 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async expire(lease: Lease, claimScore: number): Promise<void> {
-    const reply = await this.edge.call({
+    const reply = await this.edge.ask({
       version: EDGE_AGENT_RPC_VERSION,
       actor_id: lease.ownerId,
       request: {

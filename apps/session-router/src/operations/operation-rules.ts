@@ -13,7 +13,7 @@ import {
   type OperationRefusal,
   type OperationRefusalCode,
 } from '#contracts';
-import type { Delivery } from '../common/edge-rpc.client.js';
+import type { EdgeDelivery } from '../common/edge-rpc.client.js';
 
 export type ParsedOperationId = { ok: true; timestamp: number } | { ok: false; reason: string };
 
@@ -107,7 +107,7 @@ export interface Settlement {
  * first-hand, or a call that never reached it, is `rejected` with the status as its reason; a
  * call that may have reached the edge without a readable answer is `unknown`, never `rejected`.
  */
-export function settleDispatch(reply: EdgeAgentResult, delivery: Delivery | undefined): Settlement {
+export function settleDispatch(reply: EdgeAgentResult, delivery: EdgeDelivery | undefined): Settlement {
   if (reply.status === 'ok') return { state: 'accepted' };
   if (delivery === 'unconfirmed') return { state: 'unknown', reason: 'dispatch_unconfirmed' };
   return { state: 'rejected', reason: reply.status };

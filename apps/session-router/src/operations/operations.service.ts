@@ -1,21 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  canonicalJson,
   Limits,
   operationFingerprint,
-  result,
   type EdgeAgentRequest,
   type EdgeAgentResult,
   type OperationAction,
-  type OperationOutcome,
   type OperationRefusal,
-  type PromptResolution,
   type RouterEdgeAgentRequest,
   type Submission,
-  sentMessageItemId,
 } from '#contracts';
 import type { RouterConfig } from '../config.js';
-import { EdgeRpcClient, type Delivery, type DispatchObserver } from '../common/edge-rpc.client.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
 import { JournalStream } from '../session-update/journal-stream.js';
@@ -25,25 +19,19 @@ import { OperationLedgerRepository, type OperationRecord } from './operation-led
 import {
   asReplay,
   parseOperationId,
-  recordableAnswer,
   refusalReply,
   retentionExpiry,
-  settleDispatch,
-  withoutEnvelope,
   type OperationContext,
 } from './operation-rules.js';
-import { PromptRepository, PROMPT_PENDING_REVISION } from './prompt.repository.js';
+import { runContext, TAKEN_OVER, type Run, type RunAnswer } from './operation-run.js';
+import { OperationSettlement } from './operation-settlement.js';
+import { PlainOperation } from './plain-operation.js';
+import { PromptOperation } from './prompt-operation.js';
+import { SendOperation } from './send-operation.js';
 
 /** Backoff of a duplicate polling for the first call's settlement. */
 const WAIT_FIRST_MS = 25;
 const WAIT_MAX_MS = 200;
-
-interface Dispatched {
-  reply: EdgeAgentResult;
-  delivery: Delivery | undefined;
-  /** The claim was gone when the edge was about to be asked: nothing was sent. */
-  lostClaim: boolean;
-}
 
 /** Stands in for a record that vanished between two reads (the replay loop then re-admits). */
 const EMPTY_RECORD: OperationRecord = {
@@ -56,32 +44,31 @@ const EMPTY_RECORD: OperationRecord = {
   recordedAt: 0,
 };
 
-/** A submission's fields without the previous settlement's (a resend settles afresh). */
-function withoutSettlement(submission: Submission): Submission {
-  const { reason: _reason, item_id: _item, resolved_at: _resolved, ...rest } = submission;
-  return rest;
-}
-
-/** The unchanged path of a request (lease renewal, stored sessions, edge call) without the envelope. */
-export type Execute = (request: EdgeAgentRequest) => Promise<EdgeAgentResult>;
-
-/** One admitted run: who asked for what, under which claim and fence. */
-interface Run {
-  command: RouterEdgeAgentRequest;
-  action: OperationAction;
-  id: string;
-  fingerprint: string;
-  scope: SubmissionScope;
-  claim: string;
-  fence: number;
-  execute: Execute;
-}
+/** The admission's refusals that carry no detail of their own. */
+const REFUSALS = {
+  fingerprint: {
+    code: 'agent_session_operation_conflict',
+    message: 'payload_fingerprint does not match the request.',
+  },
+  conflict: {
+    code: 'agent_session_operation_conflict',
+    message: 'client_operation_id was used with another payload.',
+  },
+  expired: {
+    code: 'agent_session_operation_expired',
+    message: 'client_operation_id is older than the ledger keeps; only the journal can tell.',
+  },
+  capacity: {
+    code: 'agent_session_operation_capacity',
+    message: 'Too many live operations on this session; retry later.',
+  },
+} as const satisfies Record<string, OperationRefusal>;
 
 /**
  * Idempotent mutations (docs/architecture.md invariants 4 and 5; docs/contract.md "Idempotent
  * mutations"): the admission of a request that carries the envelope, its run under a ledger
- * claim, its settlement, and the replay of a settled (or orphaned) operation. Requests without
- * the envelope never come here.
+ * claim (each action's own: SendOperation, PromptOperation, PlainOperation), and the replay of a
+ * settled (or orphaned) operation. Requests without the envelope never come here.
  */
 @Injectable()
 export class OperationsService {
@@ -90,11 +77,13 @@ export class OperationsService {
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly ledger: OperationLedgerRepository,
-    private readonly prompts: PromptRepository,
     private readonly sessions: SessionUpdateRepository,
     private readonly journal: SessionUpdateService,
     private readonly stream: JournalStream,
-    private readonly edge: EdgeRpcClient,
+    private readonly settlement: OperationSettlement,
+    private readonly send: SendOperation,
+    private readonly prompt: PromptOperation,
+    private readonly plain: PlainOperation,
   ) {}
 
   /** True when the request carries the envelope (the wire already checked its shape). */
@@ -102,7 +91,7 @@ export class OperationsService {
     return request.client_operation_id !== undefined && request.payload_fingerprint !== undefined;
   }
 
-  async route(command: RouterEdgeAgentRequest, action: OperationAction, execute: Execute) {
+  async route(command: RouterEdgeAgentRequest, action: OperationAction): Promise<EdgeAgentResult> {
     const { request } = command;
     const id = request.client_operation_id!;
     const fingerprint = request.payload_fingerprint!;
@@ -122,14 +111,7 @@ export class OperationsService {
 
     // (1) The fingerprint before anything is written: a refused call leaves no record.
     if (operationFingerprint(action, request) !== fingerprint) {
-      return refusalReply(
-        context,
-        {
-          code: 'agent_session_operation_conflict',
-          message: 'payload_fingerprint does not match the request.',
-        },
-        sessionId,
-      );
+      return refusalReply(context, REFUSALS.fingerprint, sessionId);
     }
     const now = Date.now();
     const parsed = parseOperationId(id, now);
@@ -140,64 +122,36 @@ export class OperationsService {
         sessionId,
       );
     }
+    const base: Run = { command, action, id, fingerprint, scope, claim: '', fence };
+    return this.admit(base, parsed.timestamp, now);
+  }
 
-    // (2) One atomic admission; (3) a replay is answered before the fence is looked at.
+  /** (2) One atomic admission; (3) a replay is answered before the fence is looked at. */
+  private async admit(base: Run, timestamp: number, now: number): Promise<EdgeAgentResult> {
+    const sessionId = base.scope.session_id;
     const admission = await this.ledger.admit({
       sessionId,
-      operationId: id,
-      fingerprint,
-      timestamp: parsed.timestamp,
+      operationId: base.id,
+      fingerprint: base.fingerprint,
+      timestamp,
       now,
-      expiresAt: retentionExpiry(parsed.timestamp, now),
-      expectedFence: request.expected_runtime_fence,
+      expiresAt: retentionExpiry(timestamp, now),
+      expectedFence: base.command.request.expected_runtime_fence,
       claimMs: this.config.operationClaimMs,
       capacity: this.config.operationsPerSessionMax,
       maxNewAgeMs: Limits.OPERATION_MAX_NEW_AGE_MS,
     });
-    const run = (claim: string, runFence: number): Run => ({
-      command,
-      action,
-      id,
-      fingerprint,
-      scope,
-      claim,
-      fence: runFence,
-      execute,
-    });
     switch (admission.kind) {
       case 'admit':
-        return this.run(run(admission.claim, admission.fence));
+        return this.run({ ...base, claim: admission.claim, fence: admission.fence });
       case 'replay':
-        return this.replay(run('', fence), admission.record);
+        return this.replay(base, admission.record);
       case 'conflict':
-        return refusalReply(
-          context,
-          {
-            code: 'agent_session_operation_conflict',
-            message: 'client_operation_id was used with another payload.',
-          },
-          sessionId,
-        );
       case 'expired':
-        return refusalReply(
-          context,
-          {
-            code: 'agent_session_operation_expired',
-            message: 'client_operation_id is older than the ledger keeps; only the journal can tell.',
-          },
-          sessionId,
-        );
       case 'capacity':
-        return refusalReply(
-          context,
-          {
-            code: 'agent_session_operation_capacity',
-            message: 'Too many live operations on this session; retry later.',
-          },
-          sessionId,
-        );
+        return refusalReply(runContext(base), REFUSALS[admission.kind], sessionId);
       case 'stale':
-        return this.staleFence(id, admission.fence, sessionId);
+        return this.staleFence(base.id, admission.fence, sessionId);
     }
   }
 
@@ -272,7 +226,7 @@ export class OperationsService {
     for (;;) {
       if (!record) {
         // Dropped meanwhile (its run was refused before any effect): admit it afresh.
-        return this.route(base.command, base.action, base.execute);
+        return this.route(base.command, base.action);
       }
       if (record.state === 'unknown' && base.action === 'send') return this.replayUnknownSend(base, record);
       if (record.state !== 'pending') return this.settledAnswer(base, record);
@@ -288,7 +242,8 @@ export class OperationsService {
         );
         if (takeover.kind === 'run')
           return this.run({ ...base, claim: takeover.claim, fence: takeover.fence });
-        if (takeover.kind === 'settle') return this.settleOrphan({ ...base, claim: takeover.claim }, record);
+        if (takeover.kind === 'settle')
+          return this.settlement.settleOrphan({ ...base, claim: takeover.claim }, record);
         if (takeover.kind === 'stale') return this.staleFence(base.id, takeover.fence, sessionId);
       } else if (now >= deadline) {
         return refusalReply(
@@ -338,7 +293,7 @@ export class OperationsService {
       request.expected_runtime_fence,
     );
     if (reopened.kind === 'run') {
-      return this.runSend({ ...base, claim: reopened.claim, fence: reopened.fence }, submission);
+      return this.run({ ...base, claim: reopened.claim, fence: reopened.fence }, submission);
     }
     if (reopened.kind === 'stale') return this.staleFence(base.id, reopened.fence, sessionId);
     // Another retry reopened (or settled) it meanwhile: answer as its duplicate.
@@ -346,50 +301,21 @@ export class OperationsService {
     return this.replay(base, current ?? { ...EMPTY_RECORD, claimUntil: Date.now() + 1 });
   }
 
-  private context(run: Run): OperationContext {
-    return { client_operation_id: run.id, fence: run.fence };
+  /** Each action's run; a run whose claim was taken over answers as that claimant's duplicate. */
+  private async run(run: Run, resent?: Submission): Promise<EdgeAgentResult> {
+    const answer = await this.runAction(run, resent);
+    return answer === TAKEN_OVER ? this.yieldTo(run) : answer;
   }
 
-  private outcome(run: Run, extra: Partial<OperationOutcome> = {}): OperationOutcome {
-    return { client_operation_id: run.id, replayed: false, fence: run.fence, ...extra };
-  }
-
-  private unknownRefusal(): OperationRefusal {
-    return {
-      code: 'agent_session_operation_unknown',
-      message: 'The edge did not confirm the operation; its outcome is unknown and it is not run again.',
-    };
-  }
-
-  /**
-   * Runs the request's unchanged path without the envelope, watching the edge call of the
-   * action itself: `dispatching` is recorded right before it is published.
-   */
-  private async dispatch(run: Run): Promise<Dispatched> {
-    let published = false;
-    let lostClaim = false;
-    const observer: DispatchObserver = {
-      action: run.action,
-      // The edge runs one operation id once, even if this ledger is lost (dispatch-records.ts).
-      dispatchId: run.id,
-      beforePublish: async () => {
-        published = await this.ledger.markDispatching(run.scope.session_id, run.id, run.claim);
-        lostClaim = !published;
-        return published;
-      },
-    };
-    try {
-      const reply = await this.edge.observe(observer, () =>
-        run.execute(withoutEnvelope(run.command.request)),
-      );
-      return { reply, delivery: observer.delivery, lostClaim };
-    } catch (error) {
-      this.log.error(`${run.action} of operation ${run.id} failed: ${(error as Error).message}`);
-      return {
-        reply: result('unavailable'),
-        delivery: published ? 'unconfirmed' : 'not_delivered',
-        lostClaim,
-      };
+  private runAction(run: Run, resent: Submission | undefined): Promise<RunAnswer> {
+    switch (run.action) {
+      case 'send':
+        return this.send.run(run, resent);
+      case 'approve':
+      case 'answer':
+        return this.prompt.run(run);
+      default:
+        return this.plain.run(run);
     }
   }
 
@@ -401,231 +327,5 @@ export class OperationsService {
     this.log.warn(`Operation ${run.id} was taken over before its dispatch; waiting for its settlement.`);
     const record = await this.ledger.read(run.scope.session_id, run.id);
     return this.replay(run, record ?? { ...EMPTY_RECORD, claimUntil: Date.now() + 1 });
-  }
-
-  private async run(run: Run): Promise<EdgeAgentResult> {
-    switch (run.action) {
-      case 'send':
-        return this.runSend(run);
-      case 'approve':
-      case 'answer':
-        return this.runPrompt(run);
-      default:
-        return this.runPlain(run);
-    }
-  }
-
-  /** Records the answer; a lost claim (another replica settled it) answers what was recorded. */
-  private async settle(
-    run: Run,
-    state: 'succeeded' | 'failed' | 'unknown',
-    answer: EdgeAgentResult,
-  ): Promise<EdgeAgentResult> {
-    const sessionId = run.scope.session_id;
-    if (await this.ledger.settle(sessionId, run.id, run.claim, state, recordableAnswer(answer)))
-      return answer;
-    const record = await this.ledger.read(sessionId, run.id);
-    this.log.warn(`Operation ${run.id} of session ${sessionId} was settled by another replica.`);
-    return record && record.state !== 'pending' && record.answer ? record.answer : answer;
-  }
-
-  /** interrupt, model, permissions: ok succeeds, a first-hand refusal fails, the rest is unknown. */
-  private async runPlain(run: Run): Promise<EdgeAgentResult> {
-    const { reply, delivery, lostClaim } = await this.dispatch(run);
-    if (lostClaim) return this.yieldTo(run);
-    if (reply.status === 'ok')
-      return this.settle(run, 'succeeded', { ...reply, operation: this.outcome(run) });
-    if (delivery === 'unconfirmed') {
-      return this.settle(
-        run,
-        'unknown',
-        refusalReply(this.context(run), this.unknownRefusal(), run.scope.session_id),
-      );
-    }
-    return this.settle(run, 'failed', { ...reply, operation: this.outcome(run) });
-  }
-
-  /**
-   * send: the submission row is journaled before the edge is asked, then its settlement row
-   * (reference orca §4 send, §9.4). An unconfirmed dispatch is `unknown` and answers ok with that
-   * submission: it is never re-sent for the user.
-   */
-  private async runSend(run: Run, resent?: Submission): Promise<EdgeAgentResult> {
-    const sessionId = run.scope.session_id;
-    // A resend (retry_unknown) settles the submission it already has: no second bubble.
-    const pending: Submission = resent
-      ? { ...resent, dispatch_state: 'pending' }
-      : {
-          client_message_id: run.id,
-          fence: run.fence,
-          payload_fingerprint: run.fingerprint,
-          dispatch_state: 'pending',
-          submitted_at: Date.now(),
-        };
-    try {
-      if (!resent) await this.journal.appendSubmission(run.scope, run.fence, pending);
-    } catch (error) {
-      this.log.warn(
-        `Submission ${run.id} of session ${sessionId} not journaled: ${(error as Error).message}`,
-      );
-      // Nothing happened: drop the record so an honest retry runs.
-      await this.ledger.drop(sessionId, run.id, run.claim);
-      return result('unavailable', { session_id: sessionId, operation: this.outcome(run) });
-    }
-    const dispatched = await this.dispatch(run);
-    const { delivery, lostClaim } = dispatched;
-    // The edge's dispatch record is the router's business, not the client's.
-    const { dispatch: record, ...reply } = dispatched.reply;
-    // The new claimant journals the settlement (the pending row is the same message).
-    if (lostClaim) return this.yieldTo(run);
-    if (resent && (delivery === undefined || delivery === 'not_delivered')) {
-      // Refused before the edge had this copy (busy: maybe the first copy's own turn still runs;
-      // or no edge listening). It proves nothing about the first dispatch: still unknown.
-      return this.settle(run, 'unknown', {
-        ...reply,
-        session_id: sessionId,
-        operation: this.outcome(run, { submission: resent }),
-      });
-    }
-    const settlement = settleDispatch(reply, delivery);
-    // An edge that had the dispatch already answers its record, naming the message it made then.
-    const itemId =
-      settlement.state === 'accepted' ? (record?.item_id ?? sentMessageItemId(reply)) : undefined;
-    let submission: Submission = {
-      ...withoutSettlement(pending),
-      dispatch_state: settlement.state,
-      ...(settlement.reason ? { reason: settlement.reason } : {}),
-      ...(itemId ? { item_id: itemId } : {}),
-      resolved_at: Date.now(),
-    };
-    try {
-      await this.journal.appendSubmission(run.scope, run.fence, submission);
-    } catch (error) {
-      // The dispatch happened, or may have, but its settlement is not durable: unknown.
-      this.log.warn(
-        `Settlement of ${run.id} in session ${sessionId} not journaled: ${(error as Error).message}`,
-      );
-      submission = {
-        ...withoutSettlement(pending),
-        dispatch_state: 'unknown',
-        reason: 'journal_unavailable',
-      };
-      return this.settle(
-        run,
-        'unknown',
-        result('ok', { session_id: sessionId, operation: this.outcome(run, { submission }) }),
-      );
-    }
-    const operation = this.outcome(run, { submission });
-    switch (settlement.state) {
-      case 'accepted':
-        return this.settle(run, 'succeeded', { ...reply, operation });
-      case 'rejected':
-        return this.settle(run, 'failed', { ...reply, operation });
-      case 'unknown':
-        return this.settle(run, 'unknown', result('ok', { session_id: sessionId, operation }));
-    }
-  }
-
-  /**
-   * approve, answer: the compare-and-set on the prompt is committed before the edge is asked. A
-   * first-hand refusal (or an edge nobody listens for) undoes it; an unconfirmed delivery keeps
-   * it and answers ok, as the reference keeps an answer its callback could not confirm.
-   */
-  private async runPrompt(run: Run): Promise<EdgeAgentResult> {
-    const sessionId = run.scope.session_id;
-    const request = run.command.request;
-    const kind = run.action === 'approve' ? 'approval' : 'input';
-    const promptId = (run.action === 'approve' ? request.approval_id : request.input_id) ?? '';
-    if (!promptId) {
-      return this.settle(
-        run,
-        'failed',
-        refusalReply(
-          this.context(run),
-          { code: 'agent_session_operation_invalid', message: 'The prompt id is missing.' },
-          sessionId,
-        ),
-      );
-    }
-    const selected =
-      run.action === 'approve' ? (request.decision ?? '') : canonicalJson(request.answers ?? []);
-    const claim = await this.prompts.resolve({
-      sessionId,
-      kind,
-      promptId,
-      expectedRevision: request.expected_revision ?? PROMPT_PENDING_REVISION,
-      operationId: run.id,
-      selectedOptionId: selected,
-      resolvedBy: run.command.actor_id,
-      resolvedAt: Date.now(),
-    });
-    if (claim.kind !== 'claimed') {
-      const refusal: OperationRefusal = {
-        code: claim.kind === 'stale' ? 'agent_session_item_revision_stale' : 'agent_session_already_resolved',
-        message:
-          claim.kind === 'stale'
-            ? 'expected_revision is not the prompt revision; another answer may have won.'
-            : 'The prompt is already resolved.',
-        current_revision: claim.revision,
-        resolution: claim.resolution,
-      };
-      return this.settle(run, 'failed', refusalReply(this.context(run), refusal, sessionId));
-    }
-    const resolution: PromptResolution = claim.resolution;
-    const { reply, delivery, lostClaim } = await this.dispatch(run);
-    // The answer stays: it is this operation's, and the new claimant carries it on.
-    if (lostClaim) return this.yieldTo(run);
-    if (reply.status === 'ok') {
-      return this.settle(run, 'succeeded', { ...reply, operation: this.outcome(run, { resolution }) });
-    }
-    if (delivery === 'unconfirmed') {
-      return this.settle(
-        run,
-        'succeeded',
-        result('ok', { session_id: sessionId, operation: this.outcome(run, { resolution }) }),
-      );
-    }
-    await this.prompts.rollback(sessionId, kind, promptId, run.id);
-    return this.settle(run, 'failed', { ...reply, operation: this.outcome(run) });
-  }
-
-  /**
-   * A pending operation whose replica died after the edge was (maybe) asked: never dispatched
-   * again. A send gets its `unknown` settlement row; every action's record becomes `unknown`.
-   */
-  private async settleOrphan(run: Run, record: OperationRecord): Promise<EdgeAgentResult> {
-    const sessionId = run.scope.session_id;
-    const fenced: Run = { ...run, fence: record.fence };
-    if (run.action !== 'send') {
-      return asReplay(
-        await this.settle(
-          fenced,
-          'unknown',
-          refusalReply(this.context(fenced), this.unknownRefusal(), sessionId),
-        ),
-      );
-    }
-    const submission: Submission = {
-      client_message_id: run.id,
-      fence: record.fence,
-      payload_fingerprint: run.fingerprint,
-      dispatch_state: 'unknown',
-      reason: 'router_lost_before_acknowledgement',
-      submitted_at: record.recordedAt,
-      resolved_at: Date.now(),
-    };
-    try {
-      await this.journal.appendSubmission(run.scope, record.fence, submission);
-    } catch (error) {
-      this.log.warn(`Unknown settlement of ${run.id} not journaled: ${(error as Error).message}`);
-    }
-    return asReplay(
-      await this.settle(
-        fenced,
-        'unknown',
-        result('ok', { session_id: sessionId, operation: this.outcome(fenced, { submission }) }),
-      ),
-    );
   }
 }

@@ -209,7 +209,7 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
     if (!(await this.ledger.mark(sessionId, id, 'reconcile', this.config.submissionReconcileBackoffMs))) {
       return null;
     }
-    const reply = await this.edge.call({
+    const reply = await this.edge.ask({
       version: EDGE_AGENT_RPC_VERSION,
       actor_id: open.actor_id,
       request: {

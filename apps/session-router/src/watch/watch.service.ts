@@ -88,7 +88,7 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
       cursor < 0 ||
       this.waiters.size >= WATCH_WAITERS_MAX
     ) {
-      return this.edge.call(rpc);
+      return this.edge.ask(rpc);
     }
     // Register before reading Redis, so a notice landing between the read and the wait is not missed.
     const waiter = this.waiters.register(sessionId, cursor);
@@ -104,7 +104,7 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
         );
         stored = null;
       }
-      if (!stored) return await this.edge.call(rpc);
+      if (!stored) return await this.edge.ask(rpc);
       if (stored.revision > cursor || stored.closed) return await this.poll(rpc);
       await waiter.wait(this.config.watchWaitMs);
     } finally {
@@ -118,6 +118,6 @@ export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private poll(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
     const { cursor: _cursor, ...request } = rpc.request;
-    return this.edge.call({ ...rpc, request: { ...request, action: 'poll' } });
+    return this.edge.ask({ ...rpc, request: { ...request, action: 'poll' } });
   }
 }

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { LeasesModule } from '../leases/leases.module.js';
+import { SessionUpdateModule } from '../session-update/session-update.module.js';
+import { WatchModule } from '../watch/watch.module.js';
+import { RouterPath } from './router-path.service.js';
+import { StoredSessionsService } from './stored-sessions.service.js';
+import { TitleOverrideRepository } from './title-override.repository.js';
+
+/** The path of a request to its edge; the operations context dispatches through it too. */
+@Module({
+  imports: [WatchModule, LeasesModule, SessionUpdateModule],
+  providers: [RouterPath, StoredSessionsService, TitleOverrideRepository],
+  exports: [RouterPath],
+})
+export class RouterPathModule {}
