@@ -17,7 +17,7 @@ const CONCURRENCIES = [1, 16, 64];
 const BASELINE_SCRIPT = fileURLToPath(new URL('./baseline/baseline.js', import.meta.url));
 
 /** The session's reply: a realistic short exchange, so the poll reply is a few hundred bytes. */
-const SCRIPT = {
+export const SCRIPT = {
   rules: [
     {
       steps: [
@@ -53,8 +53,10 @@ interface Measured {
   cpu_us_per_req: Record<string, number | null>;
 }
 
-/** Starts a session with one finished exchange and returns the poll request and its HTTP reply. */
-async function prepareSession(tether: BenchTether): Promise<{ body: Record<string, string>; reply: string }> {
+/** Starts a session with one finished exchange and returns the poll request and its HTTP reply (B1 and the scaling run). */
+export async function prepareSession(
+  tether: BenchTether,
+): Promise<{ body: Record<string, string>; reply: string }> {
   const edgeId = tether.edge.id;
   const discovered = await tether.call<AgentResult>('POST', '/api/v1/edge-agents', {
     edge_id: edgeId,

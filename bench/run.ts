@@ -54,6 +54,10 @@ const BENCHMARKS: Record<string, { what: string; run: (options: BenchOptions) =>
     what: 'B6 flood: one user with 2,000 SSE streams and a burst of sends; another user’s p95 quiet vs flooded',
     run: async (o) => (await import('./flood.js')).flood(o),
   },
+  scaling: {
+    what: 'What scales each service on the clustered set-up (NATS ×3, Redis Cluster, api ×2, router ×3, history ×2): cost per poll, per SSE stream, per journal row',
+    run: async (o) => (await import('./scaling.js')).scaling(o),
+  },
   codex: {
     what: 'B5 Codex overhead: dispatch and first reply through Tether vs codex app-server driven directly',
     run: async (o) => (await import('./codex.js')).codex(o),

@@ -14,11 +14,24 @@ import {
   uniqueNamespace,
   type TestDatabase,
 } from '#test-support';
-import { Stack } from '../../scripts/stack/launcher.js';
+import { Stack, type ServiceName } from '../../scripts/stack/launcher.js';
 import { benchServices } from './env.js';
 
 export const BENCH_JWT_SECRET = 'bench-jwt-secret-0123456789';
 export const BENCH_EDGE_SECRET = 'bench-edge-secret-0123456789';
+
+/** Every service replica of the clustered set-up. */
+export const CLUSTERED_REPLICAS: ServiceName[] = [
+  'api',
+  'api-2',
+  'router',
+  'router-2',
+  'router-3',
+  'history',
+  'history-2',
+];
+/** Eight cold starts sharing the machine's cores. */
+const REPLICAS_READY_MS = 120_000;
 
 export interface TetherOptions {
   label: string;
@@ -30,6 +43,12 @@ export interface TetherOptions {
   profileDir?: string;
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /**
+   * The clustered set-up (bench/scaling.ts): these NATS and Redis instead of the machine's, which
+   * the caller started and stops (so nothing of the run is cleaned from them here), and api ×2,
+   * router ×3 and history ×2.
+   */
+  clustered?: { natsUrl: string; redisUrl: string };
 }
 
 export class BenchTether {
@@ -40,6 +59,10 @@ export class BenchTether {
   private dir = mkdtempSync(join(tmpdir(), 'tether-bench-'));
   /** performance.now() when the first service was spawned (profiles start there). */
   spawnedAt = 0;
+  /** `http://127.0.0.1:<port>` of `api-2` in the clustered set-up. */
+  secondApiUrl?: string;
+  /** Each replica's ops port (/readyz, /metrics) in the clustered set-up. */
+  readonly opsPorts = new Map<ServiceName, number>();
 
   constructor(readonly options: TetherOptions) {}
 
@@ -61,9 +84,27 @@ export class BenchTether {
     if (this.options.profileDir) {
       extraEnv.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${this.options.profileDir}`;
     }
+    const clustered = this.options.clustered;
+    const secondApiPort = clustered ? await freePort() : undefined;
+    if (secondApiPort) this.secondApiUrl = `http://127.0.0.1:${secondApiPort}`;
+    const serviceEnv: Partial<Record<ServiceName, Record<string, string>>> = {};
+    if (clustered) {
+      for (const name of CLUSTERED_REPLICAS) {
+        this.opsPorts.set(name, await freePort());
+        serviceEnv[name] = { TETHER_METRICS_PORT: String(this.opsPorts.get(name)) };
+      }
+      serviceEnv['api-2']!.TETHER_HTTP_PORT = String(secondApiPort);
+    }
     this.stack = new Stack({
-      natsUrl: services.natsUrl,
-      redisUrl: services.redisUrl,
+      natsUrl: clustered?.natsUrl ?? services.natsUrl,
+      redisUrl: clustered?.redisUrl ?? services.redisUrl,
+      ...(clustered && {
+        secondApi: true,
+        secondRouter: true,
+        thirdRouter: true,
+        secondHistory: true,
+        serviceEnv,
+      }),
       databaseUrl: this.database.url,
       namespace: uniqueNamespace(this.options.label),
       httpHost: '127.0.0.1',
@@ -81,6 +122,7 @@ export class BenchTether {
     try {
       if (this.options.edge) {
         await this.stack.up();
+        if (clustered) await this.replicasReady();
       } else {
         await this.stack.start('history');
         await this.stack.start('router');
@@ -94,6 +136,23 @@ export class BenchTether {
       throw error;
     }
     this.token = await signToken(BENCH_JWT_SECRET, this.owner);
+  }
+
+  /** Every replica answers /readyz (the stack waits only for the first of each). */
+  private async replicasReady(): Promise<void> {
+    const deadline = performance.now() + REPLICAS_READY_MS;
+    for (const name of CLUSTERED_REPLICAS) {
+      const url = `http://127.0.0.1:${this.opsPorts.get(name)}/readyz`;
+      while (
+        (await fetch(url).then(
+          (reply) => reply.status,
+          () => 0,
+        )) !== 200
+      ) {
+        if (performance.now() > deadline) throw new Error(`${name} not ready\n${this.stack.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
   }
 
   get edge(): { id: string; token: string } {
@@ -116,7 +175,7 @@ export class BenchTether {
 
   async down(): Promise<void> {
     await this.stack?.down();
-    if (this.stack) await this.removeState();
+    if (this.stack && !this.options.clustered) await this.removeState();
     await this.database?.drop();
     rmSync(this.dir, { recursive: true, force: true });
   }
