@@ -31,6 +31,7 @@ export {
 export type { ReadinessCheck, ReadinessReport, NatsProbeTarget } from './health.js';
 export { startOpsServer, opsResponse } from './ops-server.js';
 export type { OpsServer, OpsServerOptions } from './ops-server.js';
+export { skipTracingWhen } from './untraced.js';
 export { instrumentApiHttp, noteHttpAction, noteRequestService, ACTION_ATTR } from './http-metrics.js';
 export type { FastifyLike } from './http-metrics.js';
 export {
