@@ -15,6 +15,7 @@ import type {
   BatchOutcome,
   BatchRow,
   SaveOutcome,
+  SessionSeal,
   SnapshotFields,
   StructuredRecord,
   SubmissionRecord,
@@ -163,33 +164,18 @@ export class JournalService {
     if (isSubmissionEntry(message)) {
       return { kind: 'submission', record: this.submissionRecord(message, key, delivery) };
     }
-    if (message.sequence === undefined)
+    if (message.sequence === undefined) {
       return { kind: 'unsequenced', record: this.unsequenced(message, key) };
-    const { plaintext, fields } = this.snapshotFields(message, key);
-    const snapshot = message.snapshot;
-    return {
-      kind: 'snapshot',
-      record: {
-        ...fields,
-        journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, message.epoch, fields.revision)),
-        sealSession: () => ({
-          payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
-          summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
-        }),
-        structured: this.structured(message, message.sequence, key, delivery),
-      },
-    };
+    }
+    const { fields, journalPayload, sealSession } = this.sealedSnapshot(message, key);
+    const structured = this.structured(message, message.sequence, key, delivery);
+    return { kind: 'snapshot', record: { ...fields, journalPayload, sealSession, structured } };
   }
 
   /** A row written before the router sequenced rows (see JournalRepository.saveUnsequenced). */
   private unsequenced(entry: JournalEntry, key: StoredSessionKey): UnsequencedRecord {
-    const { plaintext, fields } = this.snapshotFields(entry, key);
-    return {
-      ...fields,
-      payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
-      journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, entry.epoch, fields.revision)),
-      summary: this.cipher.encryptJson(sessionSummary(entry.snapshot), Aad.summary(key)),
-    };
+    const { fields, journalPayload, sealSession } = this.sealedSnapshot(entry, key);
+    return { ...fields, ...sealSession(), journalPayload };
   }
 
   private logNoAccess(outcomes: readonly BatchOutcome[], sessionId: string, accessId: string): void {
@@ -220,15 +206,17 @@ export class JournalService {
     };
   }
 
-  /** What a snapshot row states about its session, and the stored form of its snapshot. */
-  private snapshotFields(
+  /**
+   * What a snapshot row states about its session, its journal row's ciphertext, and how to seal
+   * the session row's (called only for a row that ends up on the session row).
+   */
+  private sealedSnapshot(
     entry: JournalEntry,
     key: StoredSessionKey,
-  ): { plaintext: string; fields: SnapshotFields } {
+  ): { fields: SnapshotFields; journalPayload: Uint8Array<ArrayBuffer>; sealSession: () => SessionSeal } {
     const { plaintext, revision } = this.checkedSnapshot(entry);
     const snapshot = entry.snapshot;
     return {
-      plaintext,
       fields: {
         key,
         epoch: entry.epoch,
@@ -238,6 +226,11 @@ export class JournalService {
         status: snapshot.status,
         recordedAt: new Date(entry.recorded_at),
       },
+      journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, entry.epoch, revision)),
+      sealSession: () => ({
+        payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
+        summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
+      }),
     };
   }
 
