@@ -3,29 +3,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { signToken, type ApiClient, type TestDatabase } from '#test-support';
+import { signToken, type ApiClient, type TestDatabase, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { Aad, HistoryCipher } from '../../apps/history/src/common/history-cipher.js';
 import { DEV_HISTORY_KEY, type Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(120_000);
-
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-  sessions?: { session_id: string }[];
-  history_total?: number;
-  request_service_ms?: number;
-}
 
 let e2e: E2eStack;
 let database: TestDatabase;
@@ -37,8 +21,6 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2echain',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // A slow rule keeps a turn running long enough to kill the router in the middle of it.
     prepareEdge: (edgeDir) => {
@@ -193,7 +175,7 @@ test('start → send → watch → poll over HTTP, listed in sessions from histo
 
 test('another user cannot reach the connector or the session', async () => {
   const { edgeId, accessId, sessionId } = await startSession();
-  const bob = alice.withToken(await signToken(JWT_SECRET, `bob${Date.now() % 100000}`));
+  const bob = alice.withToken(await signToken(TEST_JWT_SECRET, `bob${Date.now() % 100000}`));
 
   const connectors = await bob.call<{ id: string }[]>('GET', '/api/v1/edge-agents/connectors');
   expect(connectors.status).toBe(200);
@@ -233,7 +215,7 @@ test('another user cannot reach the connector or the session', async () => {
 
 test('permissions and strict decoding', async () => {
   const edgeId = stack.edge!.id;
-  const noAgent = alice.withToken(await signToken(JWT_SECRET, owner, ['connectors:update']));
+  const noAgent = alice.withToken(await signToken(TEST_JWT_SECRET, owner, ['connectors:update']));
   expect(
     (await noAgent.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover' })).status,
   ).toBe(403);

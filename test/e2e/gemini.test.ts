@@ -4,29 +4,14 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
+import type { ApiClient, Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-gemini-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-gemini-edge-secret-0123456789';
 /** Every wait on the chain is bounded by this. */
 const WAIT_MS = 40_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  messages?: { role: string; text?: string }[];
-  approvals?: { id: string; kind: string; command?: string }[];
-  activities?: { kind: string; status?: string }[];
-  installations?: { id: string; kind: string }[];
-  turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
-}
 
 let e2e: E2eStack | undefined;
 let stack: Stack;
@@ -37,8 +22,6 @@ let carol: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2egemini',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: {
       agent: 'gemini',

@@ -3,31 +3,14 @@
 // trail of it all (reference §2.3, §4, §7 edge_agent_history_test.go).
 import pg from 'pg';
 import { jest } from '@jest/globals';
-import type { ApiClient, TestDatabase } from '#test-support';
+import type { ApiClient, TestDatabase, Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-history-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-history-edge-secret-0123456789';
 const FIRST_PROMPT = 'first round: remember the word pelican';
 const SECOND_PROMPT = 'second round: and now the word walrus';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  window?: number;
-  running?: boolean;
-  closed?: boolean;
-  archived?: boolean;
-  title?: string;
-  history_persistent?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-  models?: unknown[];
-}
 
 let e2e: E2eStack;
 let database: TestDatabase;
@@ -39,8 +22,6 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2ehistory',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: { historyKey: 'e2e-history-at-rest-key-0123456789abcdef' },
   });

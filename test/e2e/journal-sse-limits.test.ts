@@ -8,7 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { SignJWT } from 'jose';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALL_PERMISSIONS, signToken, testServices } from '#test-support';
+import { ALL_PERMISSIONS, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
@@ -16,8 +16,6 @@ import { SseClient } from './sse-client.js';
 
 jest.setTimeout(420_000);
 
-const JWT_SECRET = 'e2e-sse-limits-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-sse-limits-edge-secret-0123456789';
 const HEARTBEAT_MS = 300;
 const REAUTHORIZE_MS = 1_000;
 /** Generous bound on anything that should happen within a few timer periods. */
@@ -40,14 +38,6 @@ const REPLY_DELTAS = 120;
 /** Far enough apart that the edge reports (nearly) every delta as its own journal row. */
 const REPLY_DELTA_DELAY_MS = 40;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
-
 let e2e: E2eStack;
 let stack: Stack;
 const owner = `lim${Date.now() % 100000}`;
@@ -58,8 +48,6 @@ let installationId: string;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2ssel',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: {
       extraEnv: {
@@ -81,7 +69,7 @@ beforeAll(async () => {
     },
   });
   stack = e2e.stack;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   edgeId = stack.edge!.id;
   const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
   installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
@@ -239,7 +227,7 @@ it('closes a stream at the re-check once its token expired', () =>
       .setSubject(owner)
       .setIssuedAt()
       .setExpirationTime(expiresAt)
-      .sign(new TextEncoder().encode(JWT_SECRET));
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     const stream = await SseClient.open(url, shortLived);
     expect(stream.status).toBe(200);
     await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);

@@ -4,28 +4,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient } from '#test-support';
+import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-sse-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-sse-edge-secret-0123456789';
 const PROMPTS = 3;
 /** Bound on waiting for both clients to reach the journal head after the last turn. */
 /** The head counts as final once it has not moved for this long. */
 const HEAD_SETTLE_MS = 750;
 const CONVERGE_TIMEOUT_MS = 30_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
 
 function ordered(items: JournalItem[]): JournalItem[] {
   return [...items].sort((a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId));
@@ -70,8 +60,6 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2esse',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // Every turn streams many deltas: many journal rows, each revising the reply item.
     prepareEdge: (edgeDir) => {
@@ -86,7 +74,7 @@ beforeAll(async () => {
     },
   });
   ({ stack, projectDir } = e2e);
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   alice = e2e.owner;
 });
 

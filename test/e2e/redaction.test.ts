@@ -11,14 +11,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { operationFingerprint, type EdgeAgentRequest, type OperationAction } from '#contracts';
-import type { ApiClient } from '#test-support';
+import type { ApiClient, Snapshot } from '#test-support';
 import { OtlpReceiver } from '../integration/telemetry/otlp-receiver.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-redact-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-redact-edge-secret-0123456789';
 /** Every marker holds this: one search finds any of them. */
 const MARK = 'ZQXMARK';
 const marker = (what: string) => `${MARK}-${what}`;
@@ -26,20 +24,6 @@ const marker = (what: string) => `${MARK}-${what}`;
 const UPLOAD_CONTENT = marker('upload-content');
 const FILE_CONTENT = marker('file-content');
 const SETTLE_TIMEOUT_MS = 60_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  approvals?: { id: string }[];
-  input_requests?: { id: string; questions: { id: string }[] }[];
-  transfer_id?: string;
-  file_data?: string;
-  files?: { name: string }[];
-  messages?: { role: string; text: string }[];
-}
 
 const script = {
   rules: [
@@ -86,8 +70,6 @@ beforeAll(async () => {
   const endpoint = await receiver.start();
   e2e = await startE2eStack({
     label: 'e2eredact',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     prepareEdge: (edgeDir) => {
       const scriptPath = join(edgeDir, 'script.json');
@@ -195,7 +177,7 @@ async function everyAction(client: ApiClient, projectDir: string): Promise<void>
     ...base,
     action: 'answer',
     input_id: request.id,
-    answers: [{ question_id: request.questions[0]!.id, answers: [marker('answer')] }],
+    answers: [{ question_id: request.questions![0]!.id, answers: [marker('answer')] }],
   });
   expect((await client.agent<Snapshot>({ ...answer })).status).toBe('ok');
   const answered = await idle();
@@ -209,7 +191,7 @@ async function everyAction(client: ApiClient, projectDir: string): Promise<void>
   // files: list, download, upload.
   writeFileSync(join(projectDir, `${marker('file')}.txt`), FILE_CONTENT);
   const listed = await client.agent<Snapshot>({ ...base, action: 'file_list', file: { path: '' } });
-  expect(listed.files?.some((file) => file.name.includes(MARK))).toBe(true);
+  expect(listed.files?.some((file) => file.name!.includes(MARK))).toBe(true);
   const read = await client.agent<Snapshot>({
     ...base,
     action: 'file_read',

@@ -22,7 +22,7 @@ import {
   type SealedJournalEntry,
 } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
-import { freePort, signToken, testServices } from '#test-support';
+import { freePort, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateRedis } from '../support/private-servers.js';
@@ -30,21 +30,11 @@ import { SseClient } from './sse-client.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-redis-loss-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-redis-loss-edge-secret-0123456789';
 /** Generous bound on anything that should follow shortly (a turn, a catch-up, a restart). */
 const SETTLE_TIMEOUT_MS = 60_000;
 /** The journal head counts as final once it has not moved for this long. */
 const HEAD_SETTLE_MS = 750;
 const SUBSCRIBER_ENTRY = join(process.cwd(), 'dist/examples/lifecycle-subscriber.js');
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
 
 let redis: PrivateRedis | undefined;
 let admin: Redis;
@@ -63,8 +53,6 @@ beforeAll(async () => {
   admin = new Redis(redis.url);
   e2e = await startE2eStack({
     label: 'e2eredis',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: { redisUrl: redis.url },
     prepareEdge: (edgeDir) => {
@@ -79,7 +67,7 @@ beforeAll(async () => {
     },
   });
   stack = e2e.stack;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   nc = await connectNats({ servers: (await testServices()).natsUrl, name: 'test-e2e-redis-loss' });
   jsm = await jetstreamManager(nc);
   edgeId = stack.edge!.id;

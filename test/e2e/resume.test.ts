@@ -3,25 +3,11 @@
 // goes on with the revision continuing from the seed (reference §2.3 resume, §7
 // TestNativeBindingSurvivesBridgeRestart).
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient } from '#test-support';
+import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
-
-const JWT_SECRET = 'e2e-resume-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-resume-edge-secret-0123456789';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  archived?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-}
 
 let e2e: E2eStack;
 let stack: Stack;
@@ -30,7 +16,7 @@ const owner = `res${Date.now() % 100000}`;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  e2e = await startE2eStack({ label: 'e2eresume', jwtSecret: JWT_SECRET, edgeSecret: EDGE_SECRET, owner });
+  e2e = await startE2eStack({ label: 'e2eresume', owner });
   ({ stack, projectDir } = e2e);
   alice = e2e.owner;
 });
@@ -114,6 +100,6 @@ test('a session resumes on the restarted edge with its history and a continuing 
   expect(after.messages?.filter((message) => message.role === 'assistant').length).toBeGreaterThanOrEqual(1);
 
   // Another actor cannot resume it: the connector is not theirs.
-  const mallory = alice.withToken(await signToken(JWT_SECRET, `mal${Date.now() % 100000}`));
+  const mallory = alice.withToken(await signToken(TEST_JWT_SECRET, `mal${Date.now() % 100000}`));
   expect((await mallory.call('POST', '/api/v1/edge-agents', { ...base, action: 'resume' })).status).toBe(404);
 });

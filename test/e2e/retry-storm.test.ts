@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { LIMITS_OFF_ENV, signToken, type ApiClient } from '#test-support';
+import { LIMITS_OFF_ENV, signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import {
   OPERATION_REFUSAL_CODES,
   operationFingerprint,
@@ -19,8 +19,6 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 /** An edge keeps at most EDGE_LIVE_SESSIONS_MAX (4) sessions live: 4 sessions × 50 sends. */
 const SESSIONS = 4;
 const SENDS_PER_SESSION = 50;
@@ -40,15 +38,6 @@ const CLIENT_TIMEOUT_MS = 6_000;
 const WATCH_WAIT_MS = 2_000;
 const CONVERGE_TIMEOUT_MS = 45_000;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  operation?: OperationOutcome;
-}
-
 let e2e: E2eStack;
 let stack: Stack;
 let alice: ApiClient;
@@ -58,8 +47,6 @@ const owner = `storm${Date.now() % 100000}`;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2estorm',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     prepareEdge: (edgeDir) => {
       const scriptPath = join(edgeDir, 'script.json');
@@ -80,7 +67,7 @@ beforeAll(async () => {
   });
   stack = e2e.stack;
   alice = e2e.owner;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   // Both replicas serve before the storm, so the kill lands on requests in flight.
   await until(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready');
 });

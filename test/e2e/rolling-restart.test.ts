@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { freePort, signToken } from '#test-support';
+import { freePort, signToken, TEST_JWT_SECRET } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
@@ -19,8 +19,6 @@ import { LoadBalancer } from '../support/load-balancer.js';
 // Seven cold starts (five of them during the run) on a shared 2-core machine: minutes, not seconds.
 jest.setTimeout(600_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 const CLIENTS = 16;
 /** An edge keeps at most 4 sessions live (Limits.EDGE_LIVE_SESSIONS_MAX): 4 clients per session. */
 const SESSIONS = 4;
@@ -72,8 +70,6 @@ beforeAll(async () => {
   const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
   e2e = await startE2eStack({
     label: 'e2eroll',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // A short streamed reply: every turn writes a few journal rows the SSE streams must carry.
     prepareEdge: (edgeDir) => {
@@ -108,7 +104,7 @@ beforeAll(async () => {
     },
   });
   stack = e2e.stack;
-  const token = await signToken(JWT_SECRET, owner);
+  const token = await signToken(TEST_JWT_SECRET, owner);
   for (const name of ROLLOUT) await until(() => isReady(name), `${name} ready`);
   balancer = new LoadBalancer([
     { url: stack.apiUrl, readyUrl: readyUrl('api') },

@@ -18,29 +18,18 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { sealedJournalEntrySchema, type SessionUpdate } from '#contracts';
 import { connectNats, decodeJson, RpcRemoteError, requestService } from '#messaging';
-import { ApiClient, signToken, testServices } from '#test-support';
+import { ApiClient, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(300_000);
 
-const JWT_SECRET = 'e2e-security-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-security-edge-secret-0123456789';
 const MARK = 'QZXSECRET';
 const SETTLE_TIMEOUT_MS = 60_000;
 /** The api's default bound (USER_LIMITS_DEFAULTS.userStreams); the suite runs with the defaults. */
 const USER_STREAMS_MAX = 32;
 const FLOOD_STREAMS = 2_000;
 const FLOOD_CONCURRENCY = 100;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  messages?: { role: string; text: string }[];
-}
 
 let e2e: E2eStack;
 let nc: NatsConnection;
@@ -55,8 +44,6 @@ let sessionId: string;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2esecurity',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     prepareEdge: (edgeDir) => {
       const scriptPath = join(edgeDir, 'script.json');
@@ -186,7 +173,7 @@ it('refuses another edge writing into the session after Redis lost its keys, and
   withOutput(async () => {
     await turn(`${MARK}-before-the-loss`);
     // Mallory enrolls an edge of her own: a valid token, for her own edge id.
-    const mallory = e2e.owner.withToken(await signToken(JWT_SECRET, `mal${owner}`));
+    const mallory = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `mal${owner}`));
     const enrolled = await mallory.call<{ env: Record<string, string> }>(
       'POST',
       '/api/v1/edge-agents/connectors',
@@ -243,13 +230,13 @@ it('refuses another edge writing into the session after Redis lost its keys, and
 
 it('bounds one user flooding SSE streams, refusing beyond the limit, while another user is served', () =>
   withOutput(async () => {
-    const token = await signToken(JWT_SECRET, owner);
+    const token = await signToken(TEST_JWT_SECRET, owner);
     const url = `${e2e.stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query()}`;
     const clients: SseClient[] = [];
     const statuses = new Map<number, number>();
     let retryAfterSeen = 0;
     let next = 0;
-    const bob = e2e.owner.withToken(await signToken(JWT_SECRET, `bob${owner}`));
+    const bob = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `bob${owner}`));
     const bobStatuses: number[] = [];
     await Promise.all(
       Array.from({ length: FLOOD_CONCURRENCY }, async (_, worker) => {
@@ -286,7 +273,7 @@ it('bounds one user flooding SSE streams, refusing beyond the limit, while anoth
   }));
 
 it('refuses a validly signed token whose sub holds a NUL byte with 401, on every route', async () => {
-  const nul = e2e.owner.withToken(await signToken(JWT_SECRET, `ali\u0000ce`));
+  const nul = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `ali\u0000ce`));
   expect((await nul.call('GET', '/api/v1/edge-agents/connectors')).status).toBe(401);
   expect((await nul.call('POST', '/api/v1/edge-agents', { ...base(), action: 'poll' })).status).toBe(401);
   expect((await nul.call('GET', `/api/v1/sessions/${sessionId}/history?${query()}`)).status).toBe(401);
@@ -295,7 +282,7 @@ it('refuses a validly signed token whose sub holds a NUL byte with 401, on every
 it('audits calls refused for malformed ids with what could be decoded', () =>
   withOutput(async () => {
     const auditor = `aud${owner}`;
-    const client = new ApiClient(e2e.stack.apiUrl, await signToken(JWT_SECRET, auditor));
+    const client = new ApiClient(e2e.stack.apiUrl, await signToken(TEST_JWT_SECRET, auditor));
     const bodies: Record<string, unknown>[] = [
       { edge_id: '0', action: 'send', access_id: accessId, session_id: sessionId, text: `${MARK}-x` },
       { edge_id: edgeId, action: 'poll', access_id: accessId, session_id: 's'.repeat(33) },

@@ -16,8 +16,6 @@ import { eventually, scriptedTurn, type TurnSnapshot } from './scripted-turn.js'
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 const PROMPT = 'trace this prompt please';
 
 let e2e: E2eStack | undefined;
@@ -33,8 +31,6 @@ beforeAll(async () => {
   const endpoint = await receiver.start();
   e2e = await startE2eStack({
     label: 'e2etrace',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: {
       extraEnv: {

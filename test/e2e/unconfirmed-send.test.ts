@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
+import type { ApiClient, Snapshot } from '#test-support';
 import {
   operationFingerprint,
   type EdgeAgentRequest,
@@ -20,8 +20,6 @@ import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 /** The router's edge call gives up this fast; the agent takes longer to accept a turn. */
 const EDGE_RPC_TIMEOUT_MS = 1_000;
 const DISPATCH_DELAY_MS = 2_500;
@@ -29,15 +27,6 @@ const DISPATCH_DELAY_MS = 2_500;
 const SWEEP_INTERVAL_MS = 2_000;
 const RECONCILE_BACKOFF_MS = 500;
 const CONVERGE_TIMEOUT_MS = 30_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  operation?: OperationOutcome;
-}
 
 let e2e: E2eStack;
 let alice: ApiClient;
@@ -49,8 +38,6 @@ const owner = `unconfirmed${Date.now() % 100000}`;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2eunconfirmed',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     prepareEdge: (edgeDir) => {
       const scriptPath = join(edgeDir, 'script.json');

@@ -5,3 +5,17 @@ export type { ApiReply } from './http.js';
 export { answerEdgeCredentials } from './edge-credentials.js';
 export { TEST_JOURNAL_KEY, testJournalCipher } from './journal-key.js';
 export { LIMITS_OFF_ENV } from './limits.js';
+export { TEST_JWT_SECRET, TEST_EDGE_SECRET, DEV_JWT_SECRET, DEV_EDGE_SECRET } from './secrets.js';
+export { sleep, pollUntil, eventually } from './polling.js';
+export type { PollOptions, EventuallyOptions } from './polling.js';
+export {
+  findInstallation,
+  createAccess,
+  startOnAccess,
+  startSession,
+  sessionBase,
+  watchUntil,
+  watchUntilIdle,
+  validRequest,
+} from './agent-client.js';
+export type { Snapshot, StartedSession, AccessFields, WatchOptions, ObjectIds } from './agent-client.js';
