@@ -1,7 +1,5 @@
 // The whole chain over HTTP only: api → session router → edge connector (scripted agent) →
 // back, with history persisted in Postgres, on real NATS, Redis and Postgres.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { signToken, type ApiClient, type TestDatabase, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { Aad, HistoryCipher } from '../../apps/history/src/common/history-cipher.js';
@@ -23,21 +21,14 @@ beforeAll(async () => {
     label: 'e2echain',
     owner,
     // A slow rule keeps a turn running long enough to kill the router in the middle of it.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [
-            {
-              match: { prefix: 'slow' },
-              steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
-            },
-            { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
-          ],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [
+        {
+          match: { prefix: 'slow' },
+          steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
+        },
+        { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
+      ],
     },
   });
   ({ stack, database, projectDir } = e2e);

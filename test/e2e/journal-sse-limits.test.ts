@@ -6,8 +6,6 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { SignJWT } from 'jose';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ALL_PERMISSIONS, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
@@ -55,17 +53,10 @@ beforeAll(async () => {
         TETHER_SSE_REAUTHORIZE_MS: String(REAUTHORIZE_MS),
       },
     },
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [
-            { steps: [{ type: 'reply', text: REPLY, deltas: REPLY_DELTAS, delay_ms: REPLY_DELTA_DELAY_MS }] },
-          ],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [
+        { steps: [{ type: 'reply', text: REPLY, deltas: REPLY_DELTAS, delay_ms: REPLY_DELTA_DELAY_MS }] },
+      ],
     },
   });
   stack = e2e.stack;

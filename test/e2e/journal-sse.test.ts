@@ -1,8 +1,6 @@
 // The live journal over HTTP (issue 4 "Done when"): while the scripted agent streams replies, an
 // SSE client that disconnects at random points and resumes from its last event id ends with the
 // same item state as a client that never disconnected, and both match a fresh page.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
@@ -62,15 +60,8 @@ beforeAll(async () => {
     label: 'e2esse',
     owner,
     // Every turn streams many deltas: many journal rows, each revising the reply item.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
     },
   });
   ({ stack, projectDir } = e2e);

@@ -71,11 +71,7 @@ beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2eredact',
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(scriptPath, JSON.stringify(script));
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script,
     stack: {
       onOutputLine: (line) => lines.push(line),
       extraEnv: {

@@ -6,7 +6,6 @@
 //   during traffic, prints every lifecycle event of the stream exactly once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -55,15 +54,8 @@ beforeAll(async () => {
     label: 'e2eredis',
     owner,
     stack: { redisUrl: redis.url },
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 12, delay_ms: 40 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 12, delay_ms: 40 }] }],
     },
   });
   stack = e2e.stack;

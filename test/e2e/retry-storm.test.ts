@@ -3,8 +3,6 @@
 // replicas is killed with SIGKILL mid-storm. Every call is answered ok (replayed or not) or with a
 // documented refusal, and the journal holds exactly 200 user messages.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { LIMITS_OFF_ENV, signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import {
@@ -12,7 +10,6 @@ import {
   operationFingerprint,
   type EdgeAgentRequest,
   type HistoryJournalPageReply,
-  type OperationOutcome,
 } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
@@ -48,11 +45,7 @@ beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2estorm',
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(scriptPath, JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }] }));
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }] },
     stack: {
       secondRouter: true,
       // A dead replica's claim lapses quickly, and a duplicate waits long enough to see it lapse.

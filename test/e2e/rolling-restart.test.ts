@@ -6,8 +6,6 @@
 // holds each acknowledged send exactly once: nothing lost, nothing duplicated. A send that meets
 // a stopping replica completes or is refused with a retryable status; the client resends it with
 // the same operation id (docs/contract.md "Idempotent mutations"), never making a second message.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { freePort, signToken, TEST_JWT_SECRET } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
@@ -72,15 +70,8 @@ beforeAll(async () => {
     label: 'e2eroll',
     owner,
     // A short streamed reply: every turn writes a few journal rows the SSE streams must carry.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }],
     },
     stack: {
       readyTimeoutMs: READY_TIMEOUT_MS,

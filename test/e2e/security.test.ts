@@ -9,8 +9,6 @@
 // - a validly signed token whose `sub` holds a NUL byte is refused with 401 at the door;
 // - calls refused for malformed ids (edge id "0", a 33-character or 200 KB session id,
 //   session_id "null") are audited with what could be decoded.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -45,14 +43,7 @@ beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2esecurity',
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: `${MARK}-agent-output` }] }] }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: `${MARK}-agent-output` }] }] },
   });
   const services = await testServices();
   nc = await connectNats({ servers: services.natsUrl, name: 'test-e2e-security' });

@@ -5,8 +5,6 @@
 // no second turn) or nobody asks and the router's reconciler settles it from that record. Either
 // way the journal holds the one user message and an `accepted` submission with a receipt.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { ApiClient, Snapshot } from '#test-support';
 import {
@@ -14,7 +12,6 @@ import {
   type EdgeAgentRequest,
   type HistoryJournalPageReply,
   type JournalSubmissionView,
-  type OperationOutcome,
 } from '#contracts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
@@ -39,16 +36,9 @@ beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2eunconfirmed',
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          dispatch_delay_ms: DISPATCH_DELAY_MS,
-          rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      dispatch_delay_ms: DISPATCH_DELAY_MS,
+      rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }],
     },
     stack: {
       extraEnv: {
