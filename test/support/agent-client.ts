@@ -145,7 +145,7 @@ export function watchUntilIdle(
   );
 }
 
-/** One watch; undefined when a restarting service answered an HTTP error and that is tolerated. */
+/** One watch; undefined when it failed while a service restarted and that is tolerated. */
 async function watchOnce(
   client: ApiClient,
   base: Record<string, unknown>,
@@ -154,8 +154,12 @@ async function watchOnce(
 ): Promise<Snapshot | undefined> {
   const request = { ...base, action: 'watch', cursor: String(cursor) };
   if (!tolerateRestarts) return client.agent<Snapshot>(request);
-  const reply = await client.call<Snapshot>('POST', '/api/v1/edge-agents', request);
-  return reply.status === 200 ? reply.body.data : undefined;
+  try {
+    return await client.agent<Snapshot>(request);
+  } catch {
+    // A restarting service refuses the connection or answers 5xx for a moment; a client retries.
+    return undefined;
+  }
 }
 
 /** The objects a request names. */
