@@ -4,41 +4,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { printOutputOnFailure } from '../support/e2e-stack.js';
-import {
-  approvedCommandTurn,
-  expectOrderedTiming,
-  expectStopped,
-  startCliSession,
-  startCliStack,
-  type CliStack,
-} from './cli-turn.js';
+import { approvedCommandTurn, expectOrderedTiming, expectStopped, useCliStack } from './cli-turn.js';
 
 jest.setTimeout(120_000);
 
 /** Every wait on the chain is bounded by this. */
 const WAIT_MS = 45_000;
 
-let cli: CliStack | undefined;
-const owner = `dave${Date.now() % 100000}`;
-
-beforeAll(async () => {
-  // The launcher starts the scripted Messages API before the edge and points Claude Code at it;
-  // the edge finds the CLI in the repository's node_modules/.bin by itself.
-  cli = await startCliStack('e2eclaude', owner, { agent: 'claude', claudeFakeProvider: true });
+// The launcher starts the scripted Messages API before the edge and points Claude Code at it;
+// the edge finds the CLI in the repository's node_modules/.bin by itself.
+const openSession = useCliStack('e2eclaude', `dave${Date.now() % 100000}`, 'claude', {
+  agent: 'claude',
+  claudeFakeProvider: true,
 });
-
-afterAll(async () => {
-  // close() stops the edge, whose shutdown kills every CLI's process group.
-  await cli?.e2e.close();
-});
-
-printOutputOnFailure(() => cli?.e2e.stack);
 
 test('start → send → approve → reply with the real Claude Code CLI', async () => {
-  const { e2e, projectDir } = cli!;
-  const dave = e2e.owner;
-  const base = await startCliSession(dave, cli!, 'claude');
+  const { stack, client: dave, projectDir, base } = await openSession();
 
   // The prompt words of the demo: `escalate: CMD` makes the fake ask Claude Code to run CMD.
   const target = join(projectDir, 'from-e2e.txt');
@@ -55,7 +36,7 @@ test('start → send → approve → reply with the real Claude Code CLI', async
   });
   expect(existsSync(target) && readFileSync(target, 'utf8')).toBe('');
   expectOrderedTiming(idle);
-  expect(e2e.stack.claudeProvider!.otherRequests).toBe(0);
+  expect(stack.claudeProvider!.otherRequests).toBe(0);
 
   await expectStopped(dave, base);
 });

@@ -2,41 +2,55 @@
 // CLI and its fake provider, a session on the CLI's installation, and one turn in which the agent
 // asks to run a command, the owner approves it and the agent replies.
 import { realpathSync } from 'node:fs';
-import { expect } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import type { Approval } from '#contracts';
 import { sessionBase, startSession, watchUntil, type ApiClient, type Snapshot } from '#test-support';
-import type { StackOptions } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import type { Stack, StackOptions } from '../../scripts/stack/launcher.js';
+import { printOutputOnFailure, startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
-export interface CliStack {
-  e2e: E2eStack;
+export interface CliSession {
+  stack: Stack;
+  /** Signed in as the suite's owner. */
+  client: ApiClient;
   /** The project folder resolved, as the CLIs report paths. */
   projectDir: string;
+  /** The fields that name the session in a request. */
+  base: Record<string, string>;
 }
 
-export async function startCliStack(
+/**
+ * Starts a stack with the CLI `kind` before the suite's tests and closes it after them (the edge's
+ * shutdown kills every CLI's process group); prints its output if a test failed. Returns how a
+ * test opens a session on the CLI's installation.
+ */
+export function useCliStack(
   label: string,
   owner: string,
-  stack: Partial<StackOptions>,
-): Promise<CliStack> {
-  const e2e = await startE2eStack({
-    label,
-    owner,
-    // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
-    stack: { ...stack, extraEnv: { TETHER_METRICS_PORT: 'off' } },
-  });
-  return { e2e, projectDir: realpathSync(e2e.projectDir) };
-}
-
-/** Starts a session on the edge's installation of `kind`; the fields that name it in a request. */
-export async function startCliSession(
-  client: ApiClient,
-  cli: CliStack,
   kind: string,
-): Promise<ReturnType<typeof sessionBase>> {
-  return sessionBase(
-    await startSession(client, cli.e2e.stack.edge!.id, cli.projectDir, { kind, name: `e2e ${kind}` }),
-  );
+  stack: Partial<StackOptions>,
+): () => Promise<CliSession> {
+  let e2e: E2eStack | undefined;
+  beforeAll(async () => {
+    // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
+    e2e = await startE2eStack({
+      label,
+      owner,
+      stack: { ...stack, extraEnv: { TETHER_METRICS_PORT: 'off' } },
+    });
+  });
+  afterAll(async () => {
+    await e2e?.close();
+  });
+  printOutputOnFailure(() => e2e?.stack);
+  return async () => {
+    const projectDir = realpathSync(e2e!.projectDir);
+    const client = e2e!.owner;
+    const started = await startSession(client, e2e!.stack.edge!.id, projectDir, {
+      kind,
+      name: `e2e ${kind}`,
+    });
+    return { stack: e2e!.stack, client, projectDir, base: sessionBase(started) };
+  };
 }
 
 /**

@@ -4,15 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { jest } from '@jest/globals';
-import { printOutputOnFailure } from '../support/e2e-stack.js';
-import {
-  approvedCommandTurn,
-  expectOrderedTiming,
-  expectStopped,
-  startCliSession,
-  startCliStack,
-  type CliStack,
-} from './cli-turn.js';
+import { approvedCommandTurn, expectOrderedTiming, expectStopped, useCliStack } from './cli-turn.js';
 
 jest.setTimeout(90_000);
 
@@ -33,33 +25,19 @@ function nativeCodex(): Record<string, string> {
   return binary && existsSync(binary) ? { TETHER_CODEX_PATH: binary } : {};
 }
 
-let cli: CliStack | undefined;
-const owner = `carol${Date.now() % 100000}`;
-
-beforeAll(async () => {
-  // The launcher starts the scripted Responses-API provider before the edge and points the edge's
-  // Codex at it. Codex reports resolved paths: the suite compares with the resolved folder.
-  cli = await startCliStack('e2ecodex', owner, {
-    agent: 'codex',
-    codexFakeProvider: true,
-    edgeEnv: nativeCodex(),
-  });
+// The launcher starts the scripted Responses-API provider before the edge and points the edge's
+// Codex at it. Codex reports resolved paths: the suite compares with the resolved folder.
+const openSession = useCliStack('e2ecodex', `carol${Date.now() % 100000}`, 'codex', {
+  agent: 'codex',
+  codexFakeProvider: true,
+  edgeEnv: nativeCodex(),
 });
-
-afterAll(async () => {
-  // close() stops the edge, whose shutdown kills every app-server's process group.
-  await cli?.e2e.close();
-});
-
-printOutputOnFailure(() => cli?.e2e.stack);
 
 test('start → send → approve → reply with the real Codex CLI', async () => {
-  const { e2e, projectDir } = cli!;
-  const carol = e2e.owner;
-  const base = await startCliSession(carol, cli!, 'codex');
+  const { stack, client: carol, projectDir, base } = await openSession();
 
   const target = join(projectDir, 'from-e2e.txt');
-  e2e.stack.fakeProvider!.script(
+  stack.fakeProvider!.script(
     { kind: 'shell', command: `echo written over http > ${target}`, escalate: true },
     { kind: 'text', text: 'The file is written.' },
   );

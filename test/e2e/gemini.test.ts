@@ -4,43 +4,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { printOutputOnFailure } from '../support/e2e-stack.js';
-import {
-  approvedCommandTurn,
-  expectOrderedTiming,
-  expectStopped,
-  startCliSession,
-  startCliStack,
-  type CliStack,
-} from './cli-turn.js';
+import { approvedCommandTurn, expectOrderedTiming, expectStopped, useCliStack } from './cli-turn.js';
 
 jest.setTimeout(120_000);
 
 /** Every wait on the chain is bounded by this. */
 const WAIT_MS = 40_000;
 
-let cli: CliStack | undefined;
-const owner = `carol${Date.now() % 100000}`;
-
-beforeAll(async () => {
-  // The launcher starts the fake Gemini API before the edge and points Gemini CLI at it.
-  cli = await startCliStack('e2egemini', owner, { agent: 'gemini', geminiFakeProvider: true });
+// The launcher starts the fake Gemini API before the edge and points Gemini CLI at it.
+const openSession = useCliStack('e2egemini', `carol${Date.now() % 100000}`, 'gemini', {
+  agent: 'gemini',
+  geminiFakeProvider: true,
 });
-
-afterAll(async () => {
-  // close() stops the edge, whose shutdown kills every agent's process group and the spare.
-  await cli?.e2e.close();
-});
-
-printOutputOnFailure(() => cli?.e2e.stack);
 
 test('start → send → approve → reply with the real Gemini CLI', async () => {
-  const { e2e, projectDir } = cli!;
-  const carol = e2e.owner;
-  const base = await startCliSession(carol, cli!, 'gemini');
+  const { stack, client: carol, projectDir, base } = await openSession();
 
   const target = join(projectDir, 'from-e2e.txt');
-  e2e.stack.fakeGemini!.script({ kind: 'shell', command: `echo written over http > ${target}` });
+  stack.fakeGemini!.script({ kind: 'shell', command: `echo written over http > ${target}` });
   const idle = await approvedCommandTurn(carol, base, 'write the file', WAIT_MS, (approval) => {
     expect(approval.kind).toBe('command');
     expect(approval.command).toContain('echo written over http');
