@@ -9,7 +9,7 @@ import { SignJWT } from 'jose';
 import { ALL_PERMISSIONS, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(420_000);
@@ -75,16 +75,6 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** Prints the services' output when a test fails; it helps only then. */
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(stack.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  }
-}
-
 /** A new access and a session started on it, present in history. */
 async function session(name: string): Promise<{ accessId: string; sessionId: string; url: string }> {
   const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
@@ -126,7 +116,7 @@ async function openStreams(): Promise<number> {
 }
 
 it('sends the heartbeat comment on an idle stream', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { url } = await session('heartbeat');
     const stream = await SseClient.open(url, token);
     expect(stream.status).toBe(200);
@@ -136,7 +126,7 @@ it('sends the heartbeat comment on an idle stream', () =>
   }));
 
 it('cuts off a subscriber that stopped reading while another keeps receiving batches', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { accessId, sessionId, url } = await session('slow');
     const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
     const fast = await SseClient.open(url, token);
@@ -198,7 +188,7 @@ it('cuts off a subscriber that stopped reading while another keeps receiving bat
   }));
 
 it('closes a stream at the re-check once its access is deleted', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { accessId, url } = await session('revoked');
     const stream = await SseClient.open(url, token);
     await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);
@@ -210,7 +200,7 @@ it('closes a stream at the re-check once its access is deleted', () =>
   }));
 
 it('closes a stream at the re-check once its token expired', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { url } = await session('expiring');
     const expiresAt = Math.floor(Date.now() / 1000) + 3;
     const shortLived = await new SignJWT({ permissions: ALL_PERMISSIONS })

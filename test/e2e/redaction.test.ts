@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { operationFingerprint, type EdgeAgentRequest, type OperationAction } from '#contracts';
-import type { ApiClient, Snapshot } from '#test-support';
+import { type ApiClient, type Snapshot, eventually } from '#test-support';
 import { OtlpReceiver } from '../integration/telemetry/otlp-receiver.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
@@ -93,15 +93,8 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string) =>
+  eventually(probe, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 /** Every action, each carrying markers; returns nothing, the telemetry is what is checked. */
 async function everyAction(client: ApiClient, projectDir: string): Promise<void> {

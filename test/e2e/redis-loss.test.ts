@@ -21,9 +21,9 @@ import {
   type SealedJournalEntry,
 } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
-import { freePort, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
+import { freePort, signToken, testServices, TEST_JWT_SECRET, type Snapshot, waitUntil } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateRedis } from '../support/private-servers.js';
 import { SseClient } from './sse-client.js';
 
@@ -75,15 +75,6 @@ afterAll(async () => {
   await redis?.close();
 });
 
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(stack.output().split('\n').slice(-80).join('\n'));
-    throw error;
-  }
-}
-
 /** A new access and a session on it, present in history. */
 async function session(name: string) {
   const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
@@ -126,13 +117,8 @@ async function session(name: string) {
   return { accessId, sessionId, query, turn };
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string) =>
+  waitUntil(check, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 /** Every message of the suite's stream on `subject`, in stream order (the stream is small). */
 async function messagesOn(subject: string): Promise<{ seq: number; data: Uint8Array }[]> {
@@ -146,7 +132,7 @@ async function messagesOn(subject: string): Promise<{ seq: number; data: Uint8Ar
 }
 
 it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid-session', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { sessionId, query, turn } = await session('flush');
     const client = await SseClient.open(
       `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}`,
@@ -250,7 +236,7 @@ it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid
   }));
 
 it('shows the example subscriber, stopped and restarted during traffic, every event once', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const durable = `example-${Date.now() % 100000}`;
     const lines: string[] = [];
     const run = (): ChildProcess => {

@@ -4,7 +4,15 @@
 // documented refusal, and the journal holds exactly 200 user messages.
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { LIMITS_OFF_ENV, signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot } from '#test-support';
+import {
+  LIMITS_OFF_ENV,
+  signToken,
+  type ApiClient,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  sleep,
+  waitUntil,
+} from '#test-support';
 import {
   OPERATION_REFUSAL_CODES,
   operationFingerprint,
@@ -62,22 +70,14 @@ beforeAll(async () => {
   alice = e2e.owner;
   token = await signToken(TEST_JWT_SECRET, owner);
   // Both replicas serve before the storm, so the kill lands on requests in flight.
-  await until(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready');
+  await waitUntil(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready', {
+    timeoutMs: 60_000,
+  });
 });
 
 afterAll(async () => {
   await e2e?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(probe: () => Promise<boolean>, what: string, boundMs = 60_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms`);
-    await sleep(RETRY_PAUSE_MS);
-  }
-}
 
 /** POST /api/v1/edge-agents with the client's own timeout; throws on a timeout or a non-200. */
 async function agent(request: Record<string, unknown>): Promise<Snapshot> {

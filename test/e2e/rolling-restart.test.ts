@@ -7,7 +7,7 @@
 // a stopping replica completes or is refused with a retryable status; the client resends it with
 // the same operation id (docs/contract.md "Idempotent mutations"), never making a second message.
 import { jest } from '@jest/globals';
-import { freePort, signToken, TEST_JWT_SECRET } from '#test-support';
+import { freePort, signToken, TEST_JWT_SECRET, sleep, waitUntil } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
@@ -48,15 +48,14 @@ let client: LoadClient;
 const owner = `roll${Date.now() % 100000}`;
 const opsPorts = new Map<ServiceName, number>();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(probe: () => Promise<boolean>, what: string, boundMs = READY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline)
-      throw new Error(`${what} did not happen within ${boundMs} ms\n${stack.output()}`);
-    await sleep(RETRY_PAUSE_MS);
-  }
+/** Waits across restarts: a probe that fails counts as "not yet". */
+function until(probe: () => Promise<boolean>, what: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  return waitUntil(probe, what, {
+    timeoutMs,
+    intervalMs: RETRY_PAUSE_MS,
+    ignoreErrors: true,
+    detail: () => stack.output(),
+  });
 }
 
 const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/readyz`;

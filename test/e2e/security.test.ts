@@ -16,8 +16,15 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { sealedJournalEntrySchema, type SessionUpdate } from '#contracts';
 import { connectNats, decodeJson, RpcRemoteError, requestService } from '#messaging';
-import { ApiClient, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import {
+  ApiClient,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  eventually,
+} from '#test-support';
+import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(300_000);
@@ -85,15 +92,8 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string) =>
+  eventually(probe, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 const base = () => ({ edge_id: edgeId, access_id: accessId, session_id: sessionId });
 const query = () => `edge_id=${edgeId}&access_id=${accessId}`;
@@ -128,17 +128,8 @@ async function storedJournal(): Promise<Uint8Array[]> {
   return out;
 }
 
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(e2e.stack.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  }
-}
-
 it('keeps prompts and agent output off the journal in flight and at rest; history serves them', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     await turn(`${MARK}-prompt-one`);
     await turn(`${MARK}-prompt-two`);
     const transcript = await until(async () => {
@@ -161,7 +152,7 @@ it('keeps prompts and agent output off the journal in flight and at rest; histor
   }));
 
 it('refuses another edge writing into the session after Redis lost its keys, and the owner goes on', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     await turn(`${MARK}-before-the-loss`);
     // Mallory enrolls an edge of her own: a valid token, for her own edge id.
     const mallory = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `mal${owner}`));
@@ -220,7 +211,7 @@ it('refuses another edge writing into the session after Redis lost its keys, and
   }));
 
 it('bounds one user flooding SSE streams, refusing beyond the limit, while another user is served', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     const token = await signToken(TEST_JWT_SECRET, owner);
     const url = `${e2e.stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query()}`;
     const clients: SseClient[] = [];
@@ -271,7 +262,7 @@ it('refuses a validly signed token whose sub holds a NUL byte with 401, on every
 });
 
 it('audits calls refused for malformed ids with what could be decoded', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     const auditor = `aud${owner}`;
     const client = new ApiClient(e2e.stack.apiUrl, await signToken(TEST_JWT_SECRET, auditor));
     const bodies: Record<string, unknown>[] = [

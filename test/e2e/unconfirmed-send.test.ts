@@ -6,7 +6,7 @@
 // way the journal holds the one user message and an `accepted` submission with a receipt.
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
-import type { ApiClient, Snapshot } from '#test-support';
+import { type ApiClient, type Snapshot, sleep } from '#test-support';
 import {
   operationFingerprint,
   type EdgeAgentRequest,
@@ -67,8 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startSession(): Promise<string> {
   const started = await alice.agent<Snapshot>({

@@ -6,7 +6,7 @@ export { answerEdgeCredentials } from './edge-credentials.js';
 export { TEST_JOURNAL_KEY, testJournalCipher } from './journal-key.js';
 export { LIMITS_OFF_ENV } from './limits.js';
 export { TEST_JWT_SECRET, TEST_EDGE_SECRET, DEV_JWT_SECRET, DEV_EDGE_SECRET } from './secrets.js';
-export { sleep, pollUntil, eventually } from './polling.js';
+export { sleep, pollUntil, eventually, waitUntil } from './polling.js';
 export type { PollOptions, EventuallyOptions } from './polling.js';
 export {
   findInstallation,

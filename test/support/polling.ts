@@ -54,3 +54,12 @@ export async function eventually<T>(
   if (value !== undefined) return value;
   throw new Error(`${what} did not happen within ${timeoutMs} ms${detail ? `\n${detail()}` : ''}`);
 }
+
+/** Asks `check` until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  options: EventuallyOptions = {},
+): Promise<void> {
+  await eventually(async () => ((await check()) ? true : undefined), what, options);
+}
