@@ -6,11 +6,20 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { SignJWT } from 'jose';
-import { ALL_PERMISSIONS, signToken, testServices, TEST_JWT_SECRET, type Snapshot } from '#test-support';
+import {
+  ALL_PERMISSIONS,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  findInstallation,
+  openSession,
+} from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
+import type { Installation } from '#contracts';
 
 jest.setTimeout(420_000);
 
@@ -41,7 +50,7 @@ let stack: Stack;
 const owner = `lim${Date.now() % 100000}`;
 let token: string;
 let edgeId: string;
-let installationId: string;
+let installation: Installation;
 
 beforeAll(async () => {
   e2e = await startE2eStack({
@@ -62,8 +71,7 @@ beforeAll(async () => {
   stack = e2e.stack;
   token = await signToken(TEST_JWT_SECRET, owner);
   edgeId = stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
+  installation = await findInstallation(e2e.owner, edgeId);
 });
 
 afterAll(async () => {
@@ -77,22 +85,8 @@ afterAll(async () => {
 
 /** A new access and a session started on it, present in history. */
 async function session(name: string): Promise<{ accessId: string; sessionId: string; url: string }> {
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name,
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const sessionId = started.session_id!;
+  const started = await openSession(e2e.owner, { edgeId, installation, project: e2e.projectDir, name });
+  const { accessId, sessionId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
   const deadline = Date.now() + EVENT_TIMEOUT_MS;
   for (;;) {

@@ -19,9 +19,19 @@ import {
   type JournalSnapshot,
   type LifecycleEvent,
   type SealedJournalEntry,
+  type Installation,
 } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
-import { freePort, signToken, testServices, TEST_JWT_SECRET, type Snapshot, waitUntil } from '#test-support';
+import {
+  freePort,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  waitUntil,
+  findInstallation,
+  openSession,
+} from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateRedis } from '../support/private-servers.js';
@@ -44,7 +54,7 @@ let jsm: JetStreamManager;
 const owner = `rl${Date.now() % 100000}`;
 let token: string;
 let edgeId: string;
-let installationId: string;
+let installation: Installation;
 
 beforeAll(async () => {
   redis = new PrivateRedis(await freePort());
@@ -63,8 +73,7 @@ beforeAll(async () => {
   nc = await connectNats({ servers: (await testServices()).natsUrl, name: 'test-e2e-redis-loss' });
   jsm = await jetstreamManager(nc);
   edgeId = stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
+  installation = await findInstallation(e2e.owner, edgeId);
 });
 
 afterAll(async () => {
@@ -77,22 +86,8 @@ afterAll(async () => {
 
 /** A new access and a session on it, present in history. */
 async function session(name: string) {
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name,
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const sessionId = started.session_id!;
+  const started = await openSession(e2e.owner, { edgeId, installation, project: e2e.projectDir, name });
+  const { accessId, sessionId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
   await until(
     async () =>
@@ -100,7 +95,7 @@ async function session(name: string) {
     'the session reaching history',
   );
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
-  let revision = started.revision ?? 0;
+  let revision = started.revision;
   /** One prompt, answered once the turn finished (retried while the stack recovers from the flush). */
   const turn = async (text: string): Promise<void> => {
     let sent: Snapshot | undefined;

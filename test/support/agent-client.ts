@@ -52,23 +52,26 @@ export async function createAccess(client: ApiClient, fields: AccessFields): Pro
   return created.body.data.id;
 }
 
-/** Starts a session on an access saved before. */
-export async function startOnAccess(
-  client: ApiClient,
-  access: Omit<StartedSession, 'sessionId' | 'revision'>,
-  project: string,
-): Promise<StartedSession> {
+/** Saves an access to `project` on the installation and starts a session on it. */
+export async function openSession(client: ApiClient, fields: AccessFields): Promise<StartedSession> {
+  const accessId = await createAccess(client, fields);
   const started = await client.agent<Snapshot>({
-    edge_id: access.edgeId,
+    edge_id: fields.edgeId,
     action: 'start',
-    access_id: access.accessId,
-    installation_id: access.installationId,
-    project,
+    access_id: accessId,
+    installation_id: fields.installation.id,
+    project: fields.project,
   });
   if (started.status !== 'ok' || !started.session_id) {
     throw new Error(`start answered ${JSON.stringify(started)}`);
   }
-  return { ...access, sessionId: started.session_id, revision: started.revision ?? 0 };
+  return {
+    edgeId: fields.edgeId,
+    accessId,
+    installationId: fields.installation.id,
+    sessionId: started.session_id,
+    revision: started.revision ?? 0,
+  };
 }
 
 /** Discovers the edge's installation of `kind` (default scripted), saves an access to `project` and starts a session. */
@@ -79,8 +82,7 @@ export async function startSession(
   options: { kind?: string; name?: string } = {},
 ): Promise<StartedSession> {
   const installation = await findInstallation(client, edgeId, options.kind);
-  const accessId = await createAccess(client, { edgeId, installation, project, name: options.name });
-  return startOnAccess(client, { edgeId, accessId, installationId: installation.id }, project);
+  return openSession(client, { edgeId, installation, project, name: options.name });
 }
 
 /** The fields that name a started session in a request. */

@@ -11,7 +11,7 @@ export type { PollOptions, EventuallyOptions } from './polling.js';
 export {
   findInstallation,
   createAccess,
-  startOnAccess,
+  openSession,
   startSession,
   sessionBase,
   watchUntil,
