@@ -17,7 +17,7 @@ import {
 } from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, withOutput, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 import type { Installation } from '#contracts';
 
@@ -88,14 +88,7 @@ async function session(name: string): Promise<{ accessId: string; sessionId: str
   const started = await openSession(e2e.owner, { edgeId, installation, project: e2e.projectDir, name });
   const { accessId, sessionId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
-  const deadline = Date.now() + EVENT_TIMEOUT_MS;
-  for (;;) {
-    const probe = await e2e.owner.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
-    if (probe.status === 200) break;
-    expect(probe.status).toBe(404);
-    if (Date.now() > deadline) throw new Error('the session never reached history');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await untilInHistory(e2e.owner, sessionId, query, EVENT_TIMEOUT_MS);
   return { accessId, sessionId, url: `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}` };
 }
 

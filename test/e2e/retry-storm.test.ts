@@ -12,6 +12,9 @@ import {
   type Snapshot,
   sleep,
   waitUntil,
+  createAccess,
+  findInstallation,
+  startOnAccess,
 } from '#test-support';
 import {
   OPERATION_REFUSAL_CODES,
@@ -166,31 +169,19 @@ const DOCUMENTED = new Set<string>(OPERATION_REFUSAL_CODES);
 
 test('200 sends retried 5 times each while a router replica dies leave exactly 200 user messages', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  expect(installation).toBeDefined();
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'storm',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
+  const access = {
+    edgeId,
+    installation: await findInstallation(alice, edgeId),
     project: e2e.projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
+    name: 'storm',
+  };
+  const accessId = await createAccess(alice, access);
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
 
   const sessions: { sessionId: string; revision: number }[] = [];
   for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await alice.agent<Snapshot>({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation!.id,
-      project: e2e.projectDir,
-    });
-    expect(started.status).toBe('ok');
-    sessions.push({ sessionId: started.session_id!, revision: started.revision ?? 0 });
+    const { sessionId, revision } = await startOnAccess(alice, { ...access, accessId });
+    sessions.push({ sessionId, revision });
   }
 
   const answers: Snapshot[] = [];

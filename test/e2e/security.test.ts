@@ -23,6 +23,7 @@ import {
   TEST_JWT_SECRET,
   type Snapshot,
   eventually,
+  startSession,
 } from '#test-support';
 import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
@@ -62,24 +63,7 @@ beforeAll(async () => {
     },
   });
   edgeId = e2e.stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installationId = discovered.installations!.find((item) => item.kind === 'scripted')!.id;
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'security',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  sessionId = started.session_id!;
+  ({ accessId, sessionId } = await startSession(e2e.owner, edgeId, e2e.projectDir, { name: 'security' }));
 });
 
 afterAll(async () => {

@@ -6,12 +6,20 @@
 // way the journal holds the one user message and an `accepted` submission with a receipt.
 import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { type ApiClient, type Snapshot, sleep } from '#test-support';
+import {
+  type ApiClient,
+  type Snapshot,
+  sleep,
+  createAccess,
+  findInstallation,
+  startOnAccess,
+} from '#test-support';
 import {
   operationFingerprint,
   type EdgeAgentRequest,
   type HistoryJournalPageReply,
   type JournalSubmissionView,
+  type Installation,
 } from '#contracts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
@@ -29,6 +37,7 @@ let e2e: E2eStack;
 let alice: ApiClient;
 let edgeId: string;
 let accessId: string;
+let installation: Installation;
 let query: string;
 const owner = `unconfirmed${Date.now() % 100000}`;
 
@@ -51,16 +60,8 @@ beforeAll(async () => {
   });
   alice = e2e.owner;
   edgeId = e2e.stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'unconfirmed',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: e2e.projectDir,
-  });
-  accessId = created.body.data!.id;
+  installation = await findInstallation(alice, edgeId);
+  accessId = await createAccess(alice, access());
   query = `edge_id=${edgeId}&access_id=${accessId}`;
 });
 
@@ -68,18 +69,10 @@ afterAll(async () => {
   await e2e?.close();
 });
 
+const access = () => ({ edgeId, installation, project: e2e.projectDir, name: 'unconfirmed' });
+
 async function startSession(): Promise<string> {
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: (
-      await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' })
-    ).installations!.find((candidate) => candidate.kind === 'scripted')!.id,
-    project: e2e.projectDir,
-  });
-  expect(started.status).toBe('ok');
-  return started.session_id!;
+  return (await startOnAccess(alice, { ...access(), accessId })).sessionId;
 }
 
 function sendRequest(sessionId: string, text: string): EdgeAgentRequest {

@@ -52,26 +52,35 @@ export async function createAccess(client: ApiClient, fields: AccessFields): Pro
   return created.body.data.id;
 }
 
-/** Saves an access to `project` on the installation and starts a session on it. */
-export async function openSession(client: ApiClient, fields: AccessFields): Promise<StartedSession> {
-  const accessId = await createAccess(client, fields);
+/** An access saved before. */
+export interface SavedAccess extends AccessFields {
+  accessId: string;
+}
+
+/** Starts a session on a saved access. */
+export async function startOnAccess(client: ApiClient, access: SavedAccess): Promise<StartedSession> {
   const started = await client.agent<Snapshot>({
-    edge_id: fields.edgeId,
+    edge_id: access.edgeId,
     action: 'start',
-    access_id: accessId,
-    installation_id: fields.installation.id,
-    project: fields.project,
+    access_id: access.accessId,
+    installation_id: access.installation.id,
+    project: access.project,
   });
   if (started.status !== 'ok' || !started.session_id) {
     throw new Error(`start answered ${JSON.stringify(started)}`);
   }
   return {
-    edgeId: fields.edgeId,
-    accessId,
-    installationId: fields.installation.id,
+    edgeId: access.edgeId,
+    accessId: access.accessId,
+    installationId: access.installation.id,
     sessionId: started.session_id,
     revision: started.revision ?? 0,
   };
+}
+
+/** Saves an access to `project` on the installation and starts a session on it. */
+export async function openSession(client: ApiClient, fields: AccessFields): Promise<StartedSession> {
+  return startOnAccess(client, { ...fields, accessId: await createAccess(client, fields) });
 }
 
 /** Discovers the edge's installation of `kind` (default scripted), saves an access to `project` and starts a session. */

@@ -15,6 +15,7 @@ import {
   type TestServices,
 } from './environment.js';
 import { ApiClient, freePort, signToken } from './http.js';
+import { sleep } from './polling.js';
 import { startOperatorNats, type OperatorNats } from './nats-operator.js';
 import { TEST_EDGE_SECRET, TEST_JWT_SECRET } from './secrets.js';
 
@@ -155,5 +156,22 @@ export async function withOutput(stack: Stack, run: () => Promise<void>, lines =
   } catch (error) {
     printTail(stack, lines);
     throw error;
+  }
+}
+
+/** Waits until history holds the session (its start's first journal row is stored); refuses any answer but 404 before. */
+export async function untilInHistory(
+  client: ApiClient,
+  sessionId: string,
+  query: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const probe = await client.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
+    if (probe.status === 200) return;
+    expect(probe.status).toBe(404);
+    if (Date.now() > deadline) throw new Error('the session never reached history');
+    await sleep(100);
   }
 }

@@ -12,10 +12,18 @@ export {
   findInstallation,
   createAccess,
   openSession,
+  startOnAccess,
   startSession,
   sessionBase,
   watchUntil,
   watchUntilIdle,
   validRequest,
 } from './agent-client.js';
-export type { Snapshot, StartedSession, AccessFields, WatchOptions, ObjectIds } from './agent-client.js';
+export type {
+  Snapshot,
+  StartedSession,
+  AccessFields,
+  SavedAccess,
+  WatchOptions,
+  ObjectIds,
+} from './agent-client.js';
