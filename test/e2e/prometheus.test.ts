@@ -19,7 +19,8 @@ import {
   withAllVariables,
 } from '../integration/telemetry/shipped-queries.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { eventually, scriptedTurn } from './scripted-turn.js';
+import { scriptedTurn } from './scripted-turn.js';
+import { eventually } from '#test-support';
 
 jest.setTimeout(180_000);
 

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { operationFingerprint, type EdgeAgentRequest, type OperationAction } from '#contracts';
-import { type ApiClient, type Snapshot, eventually } from '#test-support';
+import { type ApiClient, type Snapshot, eventually, sessionBase, startSession } from '#test-support';
 import { OtlpReceiver } from '../integration/telemetry/otlp-receiver.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
@@ -99,26 +99,9 @@ const until = <T>(probe: () => Promise<T | undefined>, what: string) =>
 /** Every action, each carrying markers; returns nothing, the telemetry is what is checked. */
 async function everyAction(client: ApiClient, projectDir: string): Promise<void> {
   const edgeId = e2e!.stack.edge!.id;
-  const discovered = await client.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installationId = discovered.installations!.find((item) => item.kind === 'scripted')!.id;
-  const created = await client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: marker('access-name'),
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const started = await client.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id! };
+  const started = await startSession(client, edgeId, projectDir, { name: marker('access-name') });
+  const { accessId } = started;
+  const base = sessionBase(started);
   const idle = () =>
     until(async () => {
       const polled = await client.agent<Snapshot>({ ...base, action: 'poll' });

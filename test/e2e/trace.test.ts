@@ -5,14 +5,14 @@
 // and background work (heartbeats) makes traces of its own, never spans in the request's trace.
 // Then each app's /metrics parses and holds the series docs/observability.md lists.
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
+import { type ApiClient, eventually, type Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { EXPECTED_SERIES, type AppName } from '../integration/telemetry/expected-series.js';
 import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
 import { OtlpReceiver, type ReceivedSpan } from '../integration/telemetry/otlp-receiver.js';
 import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { eventually, scriptedTurn, type TurnSnapshot } from './scripted-turn.js';
+import { scriptedTurn } from './scripted-turn.js';
 
 jest.setTimeout(120_000);
 
@@ -91,7 +91,7 @@ function journalWrites(spans: ReceivedSpan[]): { write: ReceivedSpan; send: Rece
   return found;
 }
 
-let turn: { sent: TurnSnapshot; finished: TurnSnapshot };
+let turn: { sent: Snapshot; finished: Snapshot };
 
 test('one send is one trace from the HTTP span through router and edge to the history write', async () => {
   turn = await scriptedTurn(client, stack, projectDir, PROMPT);
