@@ -23,6 +23,7 @@ import {
   type TestDatabase,
   TEST_JOURNAL_KEY,
   testJournalCipher,
+  TEST_EDGE_SECRET,
 } from '#test-support';
 import { startHistory } from '../../../apps/history/src/bootstrap.js';
 import { loadHistoryConfig } from '../../../apps/history/src/config.js';
@@ -36,7 +37,6 @@ export const HARNESS_TIMEOUT_MS = 60_000;
 /** For tests that wait for the journal consumer or make many requests. */
 export const SLOW_TEST_TIMEOUT_MS = 30_000;
 
-export const EDGE_SECRET = 'history-test-edge-secret-0123456789';
 export const HISTORY_KEY = 'history-test-at-rest-key-0123456789abcdef';
 
 export interface HistoryHarness {
@@ -105,7 +105,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     TETHER_NATS_URL: services.natsUrl,
     TETHER_NAMESPACE: namespace,
     TETHER_DATABASE_URL: database.url,
-    TETHER_EDGE_SECRET: EDGE_SECRET,
+    TETHER_EDGE_SECRET: TEST_EDGE_SECRET,
     TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
     TETHER_HISTORY_KEY: HISTORY_KEY,
     TETHER_LOG_LEVEL: 'warn',

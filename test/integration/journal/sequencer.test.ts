@@ -16,9 +16,8 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { decodeJson, requestService } from '#messaging';
-import { freePort, testJournalCipher, testServices, TEST_JOURNAL_KEY } from '#test-support';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import { freePort, testJournalCipher, testServices, TEST_EDGE_SECRET } from '#test-support';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import {
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,
@@ -26,10 +25,10 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
+import { startTestRouter } from '../router/router-harness.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
 
-const ROUTER_SECRET = 'journal-suite-edge-secret-0123456789';
 const OWNER = 'journal-owner';
 const REPLICAS = 3;
 /** How long the private redis-server may take to accept connections. */
@@ -75,17 +74,11 @@ describe('journal sequencer', () => {
     const services = await testServices();
     for (let i = 0; i < REPLICAS; i += 1) {
       routers.push(
-        await startRouter(
-          loadRouterConfig({
-            TETHER_NATS_URL: services.natsUrl,
-            TETHER_REDIS_URL: redis.url,
-            TETHER_NAMESPACE: h.subjects.namespace,
-            TETHER_EDGE_SECRET: ROUTER_SECRET,
-            TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-            TETHER_LOG_LEVEL: 'error',
-            TETHER_METRICS_PORT: '0',
-          }),
-        ),
+        await startTestRouter({
+          natsUrl: services.natsUrl,
+          redisUrl: redis.url,
+          namespace: h.subjects.namespace,
+        }),
       );
     }
     jsm = await jetstreamManager(h.nc);
@@ -107,7 +100,7 @@ describe('journal sequencer', () => {
 
   const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate => ({
     edge_id: edgeId,
-    edge_token: edgeToken(ROUTER_SECRET, edgeId),
+    edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
     actor_id: OWNER,
     access_id: accessId,
     session_id: sid,
