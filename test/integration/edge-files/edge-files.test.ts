@@ -28,7 +28,7 @@ import {
   type EdgeAgentRPCRequest,
 } from '#contracts';
 import { connectNats, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { testServices, uniqueNamespace, pollUntil } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
 import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
 import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
@@ -541,7 +541,8 @@ describe('edge files over NATS', () => {
       expect((await untilIdle(id)).messages?.at(-1)).toEqual({ role: 'assistant', text: 'images=1' });
       expect(snapshots(id)).toHaveLength(2);
       await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
-      await waitFor(() => snapshots(id).length === 0);
+      const dropped = () => snapshots(id).length === 0;
+      expect(await pollUntil(dropped, (done) => done, { timeoutMs: 5_000, intervalMs: 25 })).toBe(true);
     });
 
     it('refuses attachments that are not this session uploads', async () => {
@@ -598,11 +599,6 @@ describe('edge files over NATS', () => {
       const committed = await file('file_commit', { transfer_id: begun.transfer_id }, { session: id });
       expect(committed.status).toBe('ok');
       return committed.file?.path as string;
-    }
-
-    async function waitFor(probe: () => boolean): Promise<void> {
-      for (let i = 0; i < 200 && !probe(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(probe()).toBe(true);
     }
   });
 });
