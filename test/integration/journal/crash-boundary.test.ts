@@ -76,13 +76,7 @@ describe('send crash boundary: sweep and reconcile', () => {
     reconciler = router.app.get(SubmissionReconciler);
     journal = router.app.get(SessionUpdateService);
     redis = router.app.get<Redis>(REDIS);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
     edge = fakeEdge();
     await h.nc.flush();
   }, HARNESS_TIMEOUT_MS);

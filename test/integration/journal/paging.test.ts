@@ -70,18 +70,8 @@ describe('journal pages', () => {
     const address = api.getHttpServer().address();
     if (typeof address !== 'object' || address === null) throw new Error('api did not bind');
     baseUrl = `http://127.0.0.1:${address.port}`;
-    const enroll = async (actor: string) => {
-      const edge = (await h.call('historyConnectorEnroll', { actor_id: actor, name: 'edge' })).connector.id;
-      const access = (
-        await h.call('historyAccessCreate', {
-          actor_id: actor,
-          access: { name: 'a', kind: 'scripted', edge_id: edge, installation_id: 'i1', project: '/p' },
-        })
-      ).access.id;
-      return { edge, access };
-    };
-    ({ edge: edgeId, access: accessId } = await enroll(OWNER));
-    ({ edge: strangerEdge, access: strangerAccess } = await enroll(STRANGER));
+    ({ edgeId, accessId } = await h.enroll(OWNER));
+    ({ edgeId: strangerEdge, accessId: strangerAccess } = await h.enroll(STRANGER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -56,13 +56,7 @@ describe('journal sequencer', () => {
       );
     }
     jsm = await jetstreamManager(h.nc);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {

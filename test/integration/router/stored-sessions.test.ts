@@ -51,13 +51,7 @@ describe('router + history: stored sessions', () => {
       namespace: h.subjects.namespace,
     });
     redis = new Redis(services.redisUrl);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
