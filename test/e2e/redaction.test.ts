@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { operationFingerprint, type EdgeAgentRequest, type OperationAction } from '#contracts';
 import { type ApiClient, type Snapshot, eventually, sessionBase, startSession } from '#test-support';
-import { OtlpReceiver } from '../integration/telemetry/otlp-receiver.js';
+import { OtlpReceiver, tracesTo } from '../integration/telemetry/otlp-receiver.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(240_000);
@@ -75,12 +75,7 @@ beforeAll(async () => {
     stack: {
       onOutputLine: (line) => lines.push(line),
       extraEnv: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'always_on',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...tracesTo(endpoint),
         // Debug: the most a service ever logs.
         TETHER_LOG_LEVEL: 'debug',
       },

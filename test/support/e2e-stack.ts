@@ -133,19 +133,24 @@ function writeScript(edgeDir: string, script: object): string {
   return path;
 }
 
-function printTail(stack: Stack | undefined, lines: number): void {
-  if (stack) console.log(stack.output().split('\n').slice(-lines).join('\n'));
+/** Anything with a log to show: a stack, a server the suite runs. */
+interface WithOutput {
+  output(): string;
+}
+
+function printTail(source: WithOutput | undefined, lines: number): void {
+  if (source) console.log(source.output().split('\n').slice(-lines).join('\n'));
 }
 
 /** Prints the tail of the services' output after the suite if a test failed; it helps only then. */
-export function printOutputOnFailure(stack: () => Stack | undefined, lines = 150): void {
+export function printOutputOnFailure(source: () => WithOutput | undefined, lines = 150): void {
   let failed = false;
   afterEach(() => {
     const state = expect.getState();
     if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) failed = true;
   });
   afterAll(() => {
-    if (failed) printTail(stack(), lines);
+    if (failed) printTail(source(), lines);
   });
 }
 
