@@ -3,24 +3,12 @@
 // responder stands in for the router's session-update subject. Every test boots its own edge with
 // its own CODEX_HOME, project, data directory and provider.
 import { jest } from '@jest/globals';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  Limits,
-  Subjects,
-  type EdgeAgentRequest,
-  type EdgeAgentResult,
-  type EdgeAgentRPCRequest,
-  type ResumeState,
-  type SessionUpdate,
-} from '#contracts';
-import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type EdgeAgentResult, type ResumeState } from '#contracts';
+import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import {
   FAKE_API_KEY_ENV,
   FAKE_MODEL,
@@ -29,6 +17,7 @@ import {
   type FakeProvider,
 } from '../../support/fake-provider/index.js';
 import { codexBinary, WAIT_MS } from './codex-harness.js';
+import { AgentEdgeBus, killAgentsIn, childrenIn } from '../edge/edge-bus.js';
 
 jest.setTimeout(60_000);
 
@@ -37,49 +26,11 @@ const EDGE_TOKEN = 'codex-edge-token-for-tests';
 const ACTOR = '7';
 const ACCESS = 'c'.repeat(32);
 
-let nc: NatsConnection;
-let subjects: Subjects;
-let natsUrl: string;
-let responder: Subscription;
-/** Every session update the edge sent, acked, in arrival order. */
-const updates: SessionUpdate[] = [];
+const bus = new AgentEdgeBus(EDGE_ID, 'codexedge', ACCESS, ACTOR);
+const updates = bus.updates;
 
-beforeAll(async () => {
-  const services = await testServices();
-  natsUrl = services.natsUrl;
-  subjects = new Subjects(uniqueNamespace('codexedge'));
-  nc = await connectNats({ servers: natsUrl, name: 'codex-edge-test' });
-  responder = nc.subscribe(subjects.sessionUpdateWildcard, {
-    callback: (_error, msg) => {
-      updates.push(decodeJson<SessionUpdate>(msg.data));
-      msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));
-    },
-  });
-  await nc.flush();
-});
-
-afterAll(async () => {
-  responder?.unsubscribe();
-  await nc?.drain();
-});
-
-/** Children of this process whose working directory is under `dir` (the app-servers it launched). */
-function childrenIn(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cwd = realpathSync(`/proc/${entry}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
+beforeAll(() => bus.open());
+afterAll(() => bus.close());
 
 interface Case {
   base: string;
@@ -92,19 +43,13 @@ interface Case {
 
 let current: Case;
 
-async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
+function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
   const proxy = `http://127.0.0.1:${c.provider.port}`;
-  const edge = await startEdge(
-    loadEdgeConfig({
-      TETHER_NATS_URL: natsUrl,
-      TETHER_NAMESPACE: subjects.namespace,
-      TETHER_LOG_LEVEL: 'error',
-      TETHER_EDGE_ID: EDGE_ID,
+  return bus.start(
+    {
       TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'codex',
       TETHER_EDGE_DATA_DIR: c.dataDir,
-      // CI runs as root; the root refusal itself is tested in the driver suite.
-      TETHER_EDGE_ALLOW_ROOT: 'true',
       TETHER_CODEX_PATH: codexBinary(),
       TETHER_CODEX_HOME: c.codexHome,
       TETHER_CODEX_ENV_ALLOW: FAKE_API_KEY_ENV,
@@ -116,22 +61,9 @@ async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
       HTTPS_PROXY: proxy,
       HTTP_PROXY: proxy,
       NO_PROXY: '127.0.0.1,localhost',
-    }),
+    },
+    WAIT_MS,
   );
-  // The RPC subscription reaches the server asynchronously: wait until the edge answers.
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      await rpc({ action: 'sessions', access_id: ACCESS }, {}, 1_000);
-      return edge;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await edge.close();
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 beforeEach(async () => {
@@ -152,29 +84,12 @@ beforeEach(async () => {
 afterEach(async () => {
   const c = current;
   await c.edge.close();
-  // Nothing may outlive the test: kill the group of any app-server the edge left behind.
-  for (const pid of childrenIn(c.base)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  killAgentsIn(c.base);
   await c.provider.stop();
   await rm(c.base, { recursive: true, force: true });
 });
 
-const rpc = (
-  request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-  envelope: Partial<EdgeAgentRPCRequest> = {},
-  timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
-): Promise<EdgeAgentResult> =>
-  requestJson<EdgeAgentResult>(
-    nc,
-    subjects.edgeRpc(EDGE_ID),
-    { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
-    { timeoutMs },
-  );
+const rpc = bus.rpc.bind(bus);
 
 /** The explicit codex binary, as the edge discovered it. */
 async function installationId(): Promise<string> {
