@@ -5,7 +5,7 @@ import { type EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import { AgentEdgeBus } from '../edge/edge-bus.js';
 
-export { childrenIn, killAgentsIn } from '../edge/edge-bus.js';
+export { childrenIn, killAgentsIn, lastAssistant } from '../edge/edge-bus.js';
 
 export const WAIT_MS = 30_000;
 export const ACTOR = '7';
@@ -31,33 +31,13 @@ export class EdgeBus extends AgentEdgeBus {
     );
   }
 
-  on(sessionId: string) {
-    return { session_id: sessionId, access_id: ACCESS };
-  }
-
-  async watchUntil(
+  /** Watches until `done` holds, bounded by WAIT_MS. */
+  override watchUntil(
     sessionId: string,
     done: (s: EdgeAgentResult) => boolean,
     what: string,
+    waitMs = WAIT_MS,
   ): Promise<EdgeAgentResult> {
-    const deadline = Date.now() + WAIT_MS;
-    let snapshot = await this.rpc({ action: 'poll', ...this.on(sessionId) });
-    while (!done(snapshot)) {
-      if (Date.now() > deadline)
-        throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-      snapshot = await this.rpc({
-        action: 'watch',
-        ...this.on(sessionId),
-        cursor: String(snapshot.revision),
-      });
-    }
-    return snapshot;
-  }
-
-  async send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-    return this.rpc({ action: 'send', ...this.on(sessionId), text });
+    return super.watchUntil(sessionId, done, what, waitMs);
   }
 }
-
-export const lastAssistant = (snapshot: EdgeAgentResult): string =>
-  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';

@@ -11,7 +11,13 @@ import { type EdgeAgentResult, type ResumeState } from '#contracts';
 import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
 import { claudeBinary, claudeEdgeEnv, WAIT_MS } from './claude-harness.js';
-import { AgentEdgeBus, killAgentsIn, childrenIn } from '../edge/edge-bus.js';
+import {
+  AgentEdgeBus,
+  killAgentsIn,
+  childrenIn,
+  expectOrderedTiming,
+  lastAssistant,
+} from '../edge/edge-bus.js';
 
 jest.setTimeout(120_000);
 
@@ -89,45 +95,24 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
   return started;
 }
 
-const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+const on = (sessionId: string) => bus.on(sessionId);
 
 /** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
-async function watchUntil(
-  sessionId: string,
-  done: (snapshot: EdgeAgentResult) => boolean,
-  what: string,
-): Promise<EdgeAgentResult> {
-  const deadline = Date.now() + WAIT_MS;
-  let snapshot = await rpc({ action: 'poll', ...on(sessionId) });
-  while (!done(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-    snapshot = await rpc({ action: 'watch', ...on(sessionId), cursor: String(snapshot.revision) });
-  }
-  return snapshot;
-}
+const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
+  bus.watchUntil(sessionId, done, what, WAIT_MS);
 
 /** Until the turn is over; every finished turn must carry ordered timing. */
 async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
-  const idle = await watchUntil(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
-  const timing = idle.turn_timing;
-  expect(timing).toEqual({
-    dispatch_ms: expect.any(Number),
-    first_reply_ms: expect.any(Number),
-    finished_ms: expect.any(Number),
-  });
-  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
-  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+  const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+  expectOrderedTiming(idle);
   return idle;
 }
 
 async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await rpc({ action: 'send', ...on(sessionId), text });
+  const sent = await bus.send(sessionId, text);
   expect(sent).toMatchObject({ status: 'ok', running: true });
   return sent;
 }
-
-const lastAssistant = (snapshot: EdgeAgentResult): string =>
-  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
 
 describe('edge connector driving the real Claude Code CLI', () => {
   it('streams a reply, then lists the models and switches to one for the next turn', async () => {
@@ -182,7 +167,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'make approved.txt');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({
       kind: 'command',
@@ -213,7 +198,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     });
 
     await send(id!, 'make declined.txt');
-    const again = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
+    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
     const refused = await rpc({
       action: 'approve',
       ...on(id!),
@@ -249,7 +234,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'ask me');
-    const asking = await watchUntil(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
     const input = asking.input_requests![0]!;
     expect(input.questions).toEqual([
       {
@@ -297,7 +282,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'take your time');
-    await watchUntil(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
     expect((await rpc({ action: 'interrupt', ...on(id!) })).status).toBe('ok');
     const done = await untilIdle(id!);
     expect(done.status).toBe('ok');
@@ -308,7 +293,12 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('refuses attachments and permissions for Claude Code, as the reference does', async () => {
     const { session_id: id } = await start();
-    const attached = await rpc({ action: 'send', ...on(id!), text: 'see this', attachments: ['notes.txt'] });
+    const attached = await rpc({
+      action: 'send',
+      ...on(id!),
+      text: 'see this',
+      attachments: ['notes.txt'],
+    });
     expect(attached.status).toBe('upgrade_required');
     expect((await rpc({ action: 'poll', ...on(id!) })).messages ?? []).toEqual([]);
     expect(
@@ -377,12 +367,12 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const survivor = (await start(otherProject)).session_id!;
 
     await send(doomed, 'long task');
-    await watchUntil(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
     const [pid] = childrenIn(current.project);
     expect(pid).toEqual(expect.any(Number));
     process.kill(pid!, 'SIGKILL');
 
-    const closed = await watchUntil(doomed, (s) => Boolean(s.closed), 'the session to close');
+    const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     expect(closed.turn_timing?.finished_ms ?? null).toBeNull();
@@ -399,7 +389,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     current.provider.script({ kind: 'text', text: 'x'.repeat(3 * MiB), chunkChars: 3 * MiB });
     const { session_id: flooded } = await start();
     await send(flooded!, 'flood');
-    const closed = await watchUntil(flooded!, (s) => Boolean(s.closed), 'the flooded session to close');
+    const closed = await watch(flooded!, (s) => Boolean(s.closed), 'the flooded session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     // The CLI that broke the protocol is killed, not left running.

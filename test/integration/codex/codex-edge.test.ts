@@ -17,7 +17,13 @@ import {
   type FakeProvider,
 } from '../../support/fake-provider/index.js';
 import { codexBinary, WAIT_MS } from './codex-harness.js';
-import { AgentEdgeBus, killAgentsIn, childrenIn } from '../edge/edge-bus.js';
+import {
+  AgentEdgeBus,
+  killAgentsIn,
+  childrenIn,
+  expectOrderedTiming,
+  lastAssistant,
+} from '../edge/edge-bus.js';
 
 jest.setTimeout(60_000);
 
@@ -110,45 +116,24 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
   return started;
 }
 
-const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+const on = (sessionId: string) => bus.on(sessionId);
 
 /** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
-async function watchUntil(
-  sessionId: string,
-  done: (snapshot: EdgeAgentResult) => boolean,
-  what: string,
-): Promise<EdgeAgentResult> {
-  const deadline = Date.now() + WAIT_MS;
-  let snapshot = await rpc({ action: 'poll', ...on(sessionId) });
-  while (!done(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-    snapshot = await rpc({ action: 'watch', ...on(sessionId), cursor: String(snapshot.revision) });
-  }
-  return snapshot;
-}
+const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
+  bus.watchUntil(sessionId, done, what, WAIT_MS);
 
 /** Until the turn is over; every finished turn must carry ordered timing. */
 async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
-  const idle = await watchUntil(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
-  const timing = idle.turn_timing;
-  expect(timing).toEqual({
-    dispatch_ms: expect.any(Number),
-    first_reply_ms: expect.any(Number),
-    finished_ms: expect.any(Number),
-  });
-  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
-  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+  const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+  expectOrderedTiming(idle);
   return idle;
 }
 
 async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await rpc({ action: 'send', ...on(sessionId), text });
+  const sent = await bus.send(sessionId, text);
   expect(sent).toMatchObject({ status: 'ok', running: true });
   return sent;
 }
-
-const lastAssistant = (snapshot: EdgeAgentResult): string =>
-  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
 
 describe('edge connector driving the real Codex CLI', () => {
   it('streams a reply, then lists the models and selects one for the next turn', async () => {
@@ -199,7 +184,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'write approved.txt');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({ kind: 'command', directory: current.project, reason: 'Write it?' });
     expect(approval.command).toContain('echo approved');
@@ -225,7 +210,7 @@ describe('edge connector driving the real Codex CLI', () => {
     });
 
     await send(id!, 'write declined.txt');
-    const again = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
+    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
     const refused = await rpc({
       action: 'approve',
       ...on(id!),
@@ -251,7 +236,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'patch it');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a file-change approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a file-change approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({ kind: 'file_change', directory: current.project });
     expect(approval.changes).toEqual([
@@ -289,7 +274,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'ask me');
-    const asking = await watchUntil(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
     const input = asking.input_requests![0]!;
     expect(input.questions).toEqual([
       expect.objectContaining({
@@ -323,7 +308,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'take your time');
-    await watchUntil(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
     const interrupted = await rpc({ action: 'interrupt', ...on(id!) });
     expect(interrupted.status).toBe('ok');
     const done = await untilIdle(id!);
@@ -419,12 +404,12 @@ describe('edge connector driving the real Codex CLI', () => {
     const survivor = (await start(otherProject)).session_id!;
 
     await send(doomed, 'long task');
-    await watchUntil(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
     const [pid] = childrenIn(current.project);
     expect(pid).toEqual(expect.any(Number));
     process.kill(pid!, 'SIGKILL');
 
-    const closed = await watchUntil(doomed, (s) => Boolean(s.closed), 'the session to close');
+    const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     expect(closed.turn_timing?.finished_ms ?? null).toBeNull();

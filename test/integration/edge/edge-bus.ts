@@ -3,6 +3,7 @@
 // (it acks and records every update), an edge_agent_v1 client of the edge, starting an edge and
 // waiting until it answers, and killing the agent processes a test left behind.
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { expect } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   Limits,
@@ -66,6 +67,35 @@ export class AgentEdgeBus {
     );
   }
 
+  on(sessionId: string): { session_id: string; access_id: string } {
+    return { session_id: sessionId, access_id: this.access };
+  }
+
+  /** Polls, then watches as a client would, until `done` holds; fails naming `what` after `waitMs`. */
+  async watchUntil(
+    sessionId: string,
+    done: (snapshot: EdgeAgentResult) => boolean,
+    what: string,
+    waitMs: number,
+  ): Promise<EdgeAgentResult> {
+    const deadline = Date.now() + waitMs;
+    let snapshot = await this.rpc({ action: 'poll', ...this.on(sessionId) });
+    while (!done(snapshot)) {
+      if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
+      snapshot = await this.rpc({
+        action: 'watch',
+        ...this.on(sessionId),
+        cursor: String(snapshot.revision),
+      });
+    }
+    return snapshot;
+  }
+
+  send(sessionId: string, text: string): Promise<EdgeAgentResult> {
+    return this.rpc({ action: 'send', ...this.on(sessionId), text });
+  }
+
   /** Starts an edge on this bus with `env` over the common variables; resolves once it answers. */
   async start(env: Record<string, string | undefined>, waitMs: number): Promise<RunningEdge> {
     const edge = await startEdge(
@@ -123,4 +153,19 @@ export function killAgentsIn(dir: string): void {
       // Already gone.
     }
   }
+}
+
+export const lastAssistant = (snapshot: EdgeAgentResult): string =>
+  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
+
+/** A finished turn carries all three timings, in order: dispatch, first reply, finished. */
+export function expectOrderedTiming(snapshot: EdgeAgentResult): void {
+  const timing = snapshot.turn_timing;
+  expect(timing).toEqual({
+    dispatch_ms: expect.any(Number),
+    first_reply_ms: expect.any(Number),
+    finished_ms: expect.any(Number),
+  });
+  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
+  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
 }
