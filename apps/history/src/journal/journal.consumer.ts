@@ -60,6 +60,8 @@ const JOURNAL_BATCH_MAX = 128;
  * each) share a transaction, bounded so its statements (and the acks waiting on it) stay short.
  */
 const JOURNAL_UNIT_MAX = 256;
+/** When a row's predecessor is missing on its first delivery, it is tried again after this. */
+const HOLE_RETRY_MS = 100;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
@@ -293,8 +295,16 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     });
     // One notice per session: subscribers read their own pages from the head they last saw.
     for (const head of heads.values()) this.publishNotice(head);
+    // A hole on first delivery is nearly always a predecessor another replica is writing right
+    // now (replicas share the durable, so one session's rows interleave between them): it is
+    // tried again in a moment, in a batch. Repairing it at once costs a stream read and a
+    // transaction of its own per row, and made two replicas drain a backlog six times slower
+    // than one (docs/scaling.md). A hole still there on a later delivery is repaired.
+    const firstTry = (msg: JsMsg) => msg.info.deliveryCount <= 1;
+    for (const { msg } of holes) if (firstTry(msg)) msg.nak(HOLE_RETRY_MS);
     // In stream order: filling the first hole of a session usually readies the rows after it.
     for (const { msg, entry } of holes) {
+      if (firstTry(msg)) continue;
       await consumeTraced(msg, this.subjects.historyJournalConsumer, () =>
         this.settleAfter(msg, started, () => this.storeAfterRepair(msg, entry)),
       );
