@@ -28,15 +28,10 @@ import { promptWithAttachments, type PreparedAttachments } from '../files/attach
 import { FilesService } from '../files/files.service.js';
 import { BINDINGS_MAX, BindingStore, BindingStoreError } from './bindings.js';
 import { DispatchRecords, type RecordedDispatch } from './dispatch-records.js';
-import {
-  LiveSession,
-  validTitle,
-  type LiveSessionInit,
-  type RestoredDisplay,
-  type SessionClock,
-  type SessionSkill,
-} from './live-session.js';
-import { checkBinding, checkResumeSeed } from './resume.js';
+import { LiveSession, type LiveSessionInit, type SessionSkill } from './live-session.js';
+import { checkBinding, checkResumeSeed, type RestoredDisplay } from './resume.js';
+import { validTitle } from './session-title.js';
+import type { SessionClock } from './turn-state.js';
 
 export const AGENT_DRIVER = Symbol('AGENT_DRIVER');
 export const SESSIONS_OPTIONS = Symbol('SESSIONS_OPTIONS');
