@@ -1,6 +1,6 @@
 // `resume` on the edge (reference §2.3 resume): the checks of the history seed the router injects,
 // and of the binding a saved session left behind, before the session manager relaunches the
-// native thread. Pure checks; the relaunch itself lives with `start` in sessions.service.ts.
+// native thread. Pure checks; the relaunch itself lives with `start` in session-launcher.ts.
 import { realpath } from 'node:fs/promises';
 import { Limits, isOpaqueId, type Activity, type EdgeAgentRPCRequest, type Installation } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
