@@ -117,10 +117,16 @@ describe('validation handles exactly the table', () => {
 });
 
 describe('the OpenAPI document handles exactly the public actions', () => {
-  const document = buildOpenApiDocument() as unknown as Json;
-  const schemas = (document['components'] as Json)['schemas'] as Record<string, Json>;
-  const union = schemas['EdgeAgentRequest'] as Json;
   const publicActions = where((spec) => spec.visibility === 'public');
+  // Built in a hook, so a table row the document cannot describe fails these tests, not the file.
+  let document: Json = {};
+  let schemas: Record<string, Json> = {};
+  let union: Json = {};
+  beforeAll(() => {
+    document = buildOpenApiDocument() as unknown as Json;
+    schemas = (document['components'] as Json)['schemas'] as Record<string, Json>;
+    union = schemas['EdgeAgentRequest'] as Json;
+  });
 
   it('lists them in the union, its mapping, its members and the body examples', () => {
     const members = (union['oneOf'] as Json[]).map((member) => member['$ref']);
