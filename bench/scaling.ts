@@ -6,8 +6,8 @@
 //   1. polls through both api replicas (closed loop): CPU per poll of the api and router tiers,
 //      and how the queue groups spread the polls over the replicas;
 //   2. SSE streams held open on both api replicas: memory (RSS) per stream of an api replica;
-//   3. a journal backlog drained by both history replicas (history stopped, rows published on
-//      the 3-replica stream, history started): rows per second and CPU per row of the tier.
+//   3. a journal backlog drained by one history replica, then another by both (history stopped,
+//      rows published on the 3-replica stream, history started): rows per second and CPU per row.
 // Nothing here asserts timings; the figures go to docs/scaling.md.
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
@@ -156,6 +156,8 @@ async function streams(tether: BenchTether, sessionId: string, accessId: string,
 }
 
 interface DrainFigures {
+  /** History replicas that drained it. */
+  replicas: number;
   rows: number;
   stored: number;
   drain_s: number;
@@ -165,11 +167,17 @@ interface DrainFigures {
 }
 
 /** Phase 3: both history replicas stopped, a backlog published, both started and timed. */
-async function drain(tether: BenchTether, accessId: string, quick: boolean): Promise<DrainFigures> {
+async function drain(
+  tether: BenchTether,
+  accessId: string,
+  quick: boolean,
+  historyReplicas: ServiceName[],
+): Promise<DrainFigures> {
   const sessions = quick ? 64 : 512;
-  const sessionIds = Array.from({ length: sessions }, (_, index) => opaqueId(0x5ca1e, index));
-  const historyReplicas: ServiceName[] = ['history', 'history-2'];
-  for (const name of historyReplicas) await tether.stack.kill(name, 'SIGTERM');
+  // Fresh sessions per drain, so each starts from the same state.
+  const round = historyReplicas.length;
+  const sessionIds = Array.from({ length: sessions }, (_, index) => opaqueId(0x5ca1e + round, index));
+  for (const name of ['history', 'history-2'] as const) await tether.stack.kill(name, 'SIGTERM');
   const nc = await connect({ servers: tether.stack.options.natsUrl.split(','), name: 'bench-scaling' });
   const db = new pg.Client({ connectionString: tether.databaseUrl });
   await db.connect();
@@ -204,6 +212,7 @@ async function drain(tether: BenchTether, accessId: string, quick: boolean): Pro
     const seconds = (performance.now() - first.at) / 1000;
     const used = [...cpuUsed(first.cpu, cpuOf(tether, historyReplicas))];
     return {
+      replicas: historyReplicas.length,
       rows: backlog.rows,
       stored: rows,
       drain_s: seconds,
@@ -244,9 +253,14 @@ export async function scaling(options: BenchOptions): Promise<void> {
     console.log(`  polls: ${JSON.stringify(pollFigures)}`);
     const sseFigures = await streams(tether, body.session_id!, body.access_id!, options.quick);
     console.log(`  SSE: ${JSON.stringify(sseFigures)}`);
-    const drainFigures = await drain(tether, body.access_id!, options.quick);
-    console.log(`  drain: ${JSON.stringify(drainFigures)}`);
-    report(machine, pollFigures, sseFigures, drainFigures);
+    // One replica, then two: what a second replica adds when the rows of a session are pulled by
+    // either (the durable is shared, so one session's rows interleave between the replicas).
+    const drains: DrainFigures[] = [];
+    for (const replicas of [['history'], ['history', 'history-2']] as ServiceName[][]) {
+      drains.push(await drain(tether, body.access_id!, options.quick, replicas));
+      console.log(`  drain (${replicas.join(' + ')}): ${JSON.stringify(drains.at(-1))}`);
+    }
+    report(machine, pollFigures, sseFigures, drains);
   } finally {
     await tether?.down();
     await Promise.allSettled([nats.stop(), redis.stop()]);
@@ -257,7 +271,7 @@ function report(
   machine: ReturnType<typeof machineFacts>,
   poll: PollFigures,
   sse: SseFigures,
-  drained: DrainFigures,
+  drains: DrainFigures[],
 ): void {
   const perCore = (cpuUs: number) => fixed(1e6 / cpuUs, 0);
   console.log(
@@ -285,19 +299,19 @@ function report(
           '–',
           '–',
         ]),
-        [
-          'history',
+        ...drains.map((drained) => [
+          `history ×${drained.replicas}`,
           'journal row',
           `${fixed(drained.cpu_ms_per_row, 3)} ms CPU`,
           fixed(1000 / drained.cpu_ms_per_row, 0),
           drained.split,
-        ],
+        ]),
       ],
     ),
   );
   console.log(
-    `polls: ${fixed(poll.rps, 0)}/s through both api replicas (p50 ${fixed(poll.p50_ms, 1)} ms, p99 ${fixed(poll.p99_ms, 1)} ms, ${poll.errors} errors); SSE: ${sse.opened} open, ${sse.failed} failed; drain: ${drained.stored}/${drained.rows} rows in ${fixed(drained.drain_s, 1)} s (${fixed(drained.rows_per_s, 0)} rows/s).`,
+    `polls: ${fixed(poll.rps, 0)}/s through both api replicas (p50 ${fixed(poll.p50_ms, 1)} ms, p99 ${fixed(poll.p99_ms, 1)} ms, ${poll.errors} errors); SSE: ${sse.opened} open, ${sse.failed} failed; ${drains.map((drained) => `drain by ${drained.replicas}: ${drained.stored}/${drained.rows} rows in ${fixed(drained.drain_s, 1)} s (${fixed(drained.rows_per_s, 0)} rows/s)`).join('; ')}.`,
   );
-  const path = writeResult('scaling', machine, { poll, sse, drain: drained });
+  const path = writeResult('scaling', machine, { poll, sse, drains });
   console.log(`Result: ${path}`);
 }

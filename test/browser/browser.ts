@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startE2eStack, type E2eStack, type E2eStackOptions } from '../support/e2e-stack.js';
+import { pollUntil } from '#test-support';
 
 const require = createRequire(import.meta.url);
 export const ARTIFACTS_DIR = join(process.cwd(), 'test-artifacts', 'console');
@@ -57,13 +58,8 @@ export async function eventually<T>(
   accept: (value: T) => boolean,
   timeoutMs = 30_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await probe();
-  while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`Still ${JSON.stringify(last)} after ${timeoutMs} ms.`);
-    await new Promise((done) => setTimeout(done, 200));
-    last = await probe();
-  }
+  const last = await pollUntil(probe, accept, { timeoutMs });
+  if (!accept(last)) throw new Error(`Still ${JSON.stringify(last)} after ${timeoutMs} ms.`);
   return last;
 }
 

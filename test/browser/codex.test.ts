@@ -8,6 +8,7 @@ import { jest } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import type { E2eStack } from '../support/e2e-stack.js';
 import { checkPage, launchBrowser, startStack } from './browser.js';
+import { DEV_JWT_SECRET } from '#test-support';
 
 jest.setTimeout(180_000);
 
@@ -31,8 +32,7 @@ beforeAll(async () => {
   e2e = await startStack({
     label: 'browsercodex',
     // The development secret: the console offers its development sign-in.
-    jwtSecret: 'tether-dev-secret-change-me',
-    edgeSecret: 'browser-codex-edge-secret-0123456789',
+    jwtSecret: DEV_JWT_SECRET,
     owner,
     stack: { agent: 'codex', codexFakeProvider: true, edgeEnv: nativeCodex() },
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { ApiClient, signToken } from '#test-support';
+import { ApiClient, signToken, DEV_JWT_SECRET } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import type { E2eStack } from '../support/e2e-stack.js';
 import { checkPage, eventually, launchBrowser, screenshot, startStack } from './browser.js';
@@ -16,9 +16,6 @@ import { SLOW_END, SLOW_TEXT, writeScript } from './scripted-agent.js';
 
 jest.setTimeout(180_000);
 
-/** The api's development secret: only with it does the console offer the development sign-in. */
-const DEV_JWT_SECRET = 'tether-dev-secret-change-me';
-const EDGE_SECRET = 'browser-edge-secret-0123456789';
 /** Inside the task's loopback range (14700-14799). */
 const PROXY_PORT = 14_710;
 const UI_TIMEOUT_MS = 30_000;
@@ -38,8 +35,8 @@ const scope = { edgeId: '', accessId: '', sessionId: '' };
 beforeAll(async () => {
   e2e = await startStack({
     label: 'browser',
+    // The api's development secret: only with it does the console offer the development sign-in.
     jwtSecret: DEV_JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     prepareEdge: (edgeDir) => writeScript(edgeDir, projectDir),
   });

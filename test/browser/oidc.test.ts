@@ -26,8 +26,6 @@ beforeAll(async () => {
   provider = await startOidcProvider(PROVIDER_PORT, CLIENT_ID, consoleUrl);
   e2e = await startStack({
     label: 'browseroidc',
-    jwtSecret: 'unused-because-jwks-0123456789',
-    edgeSecret: 'browser-oidc-edge-secret-0123456789',
     owner,
     stack: {
       httpPort: apiPort,

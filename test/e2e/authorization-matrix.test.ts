@@ -6,23 +6,24 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { EDGE_AGENT_ACTIONS, type EdgeAgentAction } from '#contracts';
-import { ApiClient, LIMITS_OFF_ENV, type ApiReply } from '#test-support';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
+  ApiClient,
+  LIMITS_OFF_ENV,
+  type ApiReply,
+  TEST_JWT_SECRET,
   eventually,
-  startScriptedSession,
+  startSession,
   validRequest,
   watchUntil,
   type ObjectIds,
   type Snapshot,
   type StartedSession,
-} from '../support/agent-client.js';
+} from '#test-support';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(180_000);
 
-const JWT_SECRET = 'e2e-matrix-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-matrix-edge-secret-0123456789';
 const ISSUER = 'https://issuer.matrix.test';
 const AUDIENCE = 'tether-matrix';
 const ALL = ['ai.access.use', 'connectors:update', 'files.read', 'files.upload'];
@@ -52,7 +53,7 @@ async function token(sub: string, options: TokenOptions = {}): Promise<string> {
     .setIssuedAt(now - 60)
     .setExpirationTime(options.expiresAt ?? now + 3600);
   if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
-  return jwt.sign(new TextEncoder().encode(options.secret ?? JWT_SECRET));
+  return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_JWT_SECRET));
 }
 
 let e2e: E2eStack;
@@ -69,8 +70,6 @@ let bobAccess: string;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2ematrix',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner: ALICE,
     stack: {
       extraEnv: {
@@ -84,10 +83,10 @@ beforeAll(async () => {
   alice = new ApiClient(e2e.stack.apiUrl, await token(ALICE));
   bob = new ApiClient(e2e.stack.apiUrl, await token(BOB));
   writeFileSync(join(e2e.projectDir, 'notes.txt'), 'alice only');
-  own = await startScriptedSession(alice, e2e.stack.edge!.id, e2e.projectDir);
+  own = await startSession(alice, e2e.stack.edge!.id, e2e.projectDir);
   const base = { edge_id: own.edgeId, access_id: own.accessId, session_id: own.sessionId };
   // A second session holds a pending approval and a pending input request for the matrix.
-  const prompts = await startScriptedSession(alice, own.edgeId, e2e.projectDir);
+  const prompts = await startSession(alice, own.edgeId, e2e.projectDir);
   const promptBase = { ...base, session_id: prompts.sessionId, access_id: prompts.accessId };
   await alice.agent({ ...promptBase, action: 'send', text: 'approve me' });
   const waiting = await watchUntil(
@@ -97,7 +96,7 @@ beforeAll(async () => {
     (s) => (s.approvals?.length ?? 0) > 0,
   );
   approvalId = waiting.approvals![0]!.id;
-  const asking = await startScriptedSession(alice, own.edgeId, e2e.projectDir);
+  const asking = await startSession(alice, own.edgeId, e2e.projectDir);
   const askBase = { ...base, session_id: asking.sessionId, access_id: asking.accessId };
   await alice.agent({ ...askBase, action: 'send', text: 'ask me' });
   const asked = await watchUntil(alice, askBase, asking.revision, (s) => (s.input_requests?.length ?? 0) > 0);
@@ -373,7 +372,7 @@ describe('a grant that ends while a call waits', () => {
   });
 
   it('a watch whose access is deleted during the wait is answered 404, with no snapshot', async () => {
-    const doomed = await startScriptedSession(alice, own.edgeId, e2e.projectDir);
+    const doomed = await startSession(alice, own.edgeId, e2e.projectDir);
     const base = { edge_id: doomed.edgeId, access_id: doomed.accessId, session_id: doomed.sessionId };
     const stopLater = { ...base, action: 'stop' };
     const waiting = act(alice, { ...base, action: 'watch', cursor: String(doomed.revision) });
@@ -399,7 +398,7 @@ describe('a grant that ends while a call waits', () => {
         return chunk.done ? true : undefined;
       },
       'the SSE stream closing after its token expired',
-      120_000,
+      { timeoutMs: 120_000 },
     );
     expect(ended).toBe(true);
   });
@@ -421,7 +420,7 @@ describe('the owner', () => {
   it.each([...DESTRUCTIVE].map((action) => [action]))(
     '%s gets through on a session of its own',
     async (action) => {
-      const session = await startScriptedSession(alice, own.edgeId, e2e.projectDir);
+      const session = await startSession(alice, own.edgeId, e2e.projectDir);
       const ids = { ...alicesIds(), access: session.accessId, session: session.sessionId };
       const reply = await act(alice, request(action as EdgeAgentAction, ids));
       expect(reply.status).toBe(200);

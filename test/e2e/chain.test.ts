@@ -1,31 +1,23 @@
 // The whole chain over HTTP only: api → session router → edge connector (scripted agent) →
 // back, with history persisted in Postgres, on real NATS, Redis and Postgres.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { signToken, type ApiClient, type TestDatabase } from '#test-support';
+import {
+  signToken,
+  type ApiClient,
+  type TestDatabase,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  eventually,
+  startSession,
+  watchUntilIdle,
+  type StartedSession,
+} from '#test-support';
 import { Aad, HistoryCipher } from '../../apps/history/src/common/history-cipher.js';
 import { DEV_HISTORY_KEY, type Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { printOutputOnFailure, startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(120_000);
-
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-  sessions?: { session_id: string }[];
-  history_total?: number;
-  request_service_ms?: number;
-}
 
 let e2e: E2eStack;
 let database: TestDatabase;
@@ -37,25 +29,16 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2echain',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // A slow rule keeps a turn running long enough to kill the router in the middle of it.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [
-            {
-              match: { prefix: 'slow' },
-              steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
-            },
-            { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
-          ],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [
+        {
+          match: { prefix: 'slow' },
+          steps: [{ type: 'reply', text: 'streamed slowly. '.repeat(20), deltas: 20, delay_ms: 100 }],
+        },
+        { steps: [{ type: 'reply', text: 'Your prompt had {prompt_length} characters.' }] },
+      ],
     },
   });
   ({ stack, database, projectDir } = e2e);
@@ -66,74 +49,13 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-const failures: string[] = [];
-afterEach(() => {
-  // Service output helps only when something failed; print the tail once per failing test.
-  const state = expect.getState();
-  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) {
-    failures.push(state.currentTestName);
-  }
-});
-afterAll(() => {
-  if (failures.length > 0) console.log(stack?.output().split('\n').slice(-150).join('\n'));
-});
+printOutputOnFailure(() => stack);
 
 /** Creates an access to the demo edge and starts a session in it. */
-async function startSession(): Promise<{
-  edgeId: string;
-  accessId: string;
-  sessionId: string;
-  revision: number;
-}> {
-  const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  expect(discovered.status).toBe('ok');
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  expect(installation).toBeDefined();
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'e2e',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  expect(started.session_id).toMatch(/^[0-9a-f]{32}$/);
-  return { edgeId, accessId, sessionId: started.session_id!, revision: started.revision ?? 0 };
-}
-
-/** Watches until the turn has finished, the way a browser would; bounded by the test timeout. */
-async function watchUntilIdle(
-  client: ApiClient,
-  base: Record<string, unknown>,
-  from: number,
-): Promise<Snapshot> {
-  let cursor = from;
-  for (;;) {
-    let snapshot: Snapshot;
-    try {
-      snapshot = await client.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
-    } catch {
-      // A restarting service answers 5xx for a moment; a client retries.
-      await new Promise((done) => setTimeout(done, 200));
-      continue;
-    }
-    if (snapshot.status === 'unavailable') {
-      await new Promise((done) => setTimeout(done, 200));
-      continue;
-    }
-    if (!snapshot.running && (snapshot.revision ?? 0) > from) return snapshot;
-    cursor = snapshot.revision ?? cursor;
-  }
+async function startChainSession(): Promise<StartedSession> {
+  const session = await startSession(alice, stack.edge!.id, projectDir, { name: 'e2e' });
+  expect(session.sessionId).toMatch(/^[0-9a-f]{32}$/);
+  return session;
 }
 
 /** The stored history row of a session, read straight from Postgres. */
@@ -151,25 +73,15 @@ async function storedSession(sessionId: string): Promise<{ revision: string; pay
   }
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  throw new Error(`${what} did not happen within 30 s`);
-}
-
 test('start → send → watch → poll over HTTP, listed in sessions from history', async () => {
-  const { edgeId, accessId, sessionId, revision } = await startSession();
+  const { edgeId, accessId, sessionId, revision } = await startChainSession();
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
 
   const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'hello from the e2e suite' });
   expect(sent.status).toBe('ok');
   expect(typeof sent.request_service_ms).toBe('number');
 
-  const idle = await watchUntilIdle(alice, base, revision);
+  const idle = await watchUntilIdle(alice, base, revision, { tolerateRestarts: true });
   expect(idle.revision).toBeGreaterThan(revision);
 
   const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
@@ -192,8 +104,8 @@ test('start → send → watch → poll over HTTP, listed in sessions from histo
 });
 
 test('another user cannot reach the connector or the session', async () => {
-  const { edgeId, accessId, sessionId } = await startSession();
-  const bob = alice.withToken(await signToken(JWT_SECRET, `bob${Date.now() % 100000}`));
+  const { edgeId, accessId, sessionId } = await startChainSession();
+  const bob = alice.withToken(await signToken(TEST_JWT_SECRET, `bob${Date.now() % 100000}`));
 
   const connectors = await bob.call<{ id: string }[]>('GET', '/api/v1/edge-agents/connectors');
   expect(connectors.status).toBe(200);
@@ -233,7 +145,7 @@ test('another user cannot reach the connector or the session', async () => {
 
 test('permissions and strict decoding', async () => {
   const edgeId = stack.edge!.id;
-  const noAgent = alice.withToken(await signToken(JWT_SECRET, owner, ['connectors:update']));
+  const noAgent = alice.withToken(await signToken(TEST_JWT_SECRET, owner, ['connectors:update']));
   expect(
     (await noAgent.call('POST', '/api/v1/edge-agents', { edge_id: edgeId, action: 'discover' })).status,
   ).toBe(403);
@@ -260,7 +172,7 @@ test('permissions and strict decoding', async () => {
 });
 
 test('a SIGKILLed session router mid-turn loses nothing the client was told succeeded', async () => {
-  const { edgeId, accessId, sessionId, revision } = await startSession();
+  const { edgeId, accessId, sessionId, revision } = await startChainSession();
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
   const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: 'slow: survive a router crash' });
   expect(sent.status).toBe('ok');
@@ -273,7 +185,7 @@ test('a SIGKILLed session router mid-turn loses nothing the client was told succ
   await stack.start('router');
   await stack.routerReady();
 
-  const idle = await watchUntilIdle(alice, base, revision);
+  const idle = await watchUntilIdle(alice, base, revision, { tolerateRestarts: true });
   expect(idle.messages?.[0]).toEqual(
     expect.objectContaining({ role: 'user', text: 'slow: survive a router crash' }),
   );

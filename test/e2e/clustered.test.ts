@@ -1,7 +1,11 @@
 // Tether on a 3-node NATS cluster (issue 13): 2 api (behind a balancer that routes as a
 // Kubernetes Service with readiness does), 3 router and 2 history replicas and one edge, every
-// JetStream stream at 3 replicas: the chain as chain.test.ts checks it on one NATS server, and an
-// operator's resize of the streams kept across a restart of every service. The fault run under
+// JetStream stream at 3 replicas: the chain as chain.test.ts checks it on one NATS server, a
+// session's SSE stream on one api replica showing a turn sent through the other (the core of
+// journal-sse.test.ts), and an operator's resize of the streams kept across a restart of every
+// service. Why this subset: it crosses every replicated part once (the R3 journal, the Redis
+// Cluster slots, the queue groups of api, router and history, history's shared durable), while
+// the suites' other cases exercise logic that a cluster does not change. The fault run under
 // load on the clustered set-up (NATS node, Redis master and one replica of each service killed)
 // is test/faults/clustered.test.ts, on a Redis Cluster.
 //
@@ -12,8 +16,9 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { freePort } from '#test-support';
+import { freePort, signToken } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
+import { LoadClient, SseView, storedUserTexts } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
 import { LoadBalancer } from '../support/load-balancer.js';
@@ -43,6 +48,7 @@ const owner = `clu${Date.now() % 100000}`;
 const opsPorts = new Map<ServiceName, number>();
 let accessId: string;
 let installationId: string;
+let secondApiPort: number;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +71,7 @@ beforeAll(async () => {
     callerRedis ? undefined : startRedisCluster(REDIS_BASE_PORT),
   ]);
   for (const name of REPLICAS) opsPorts.set(name, await freePort());
-  const secondApiPort = await freePort();
+  secondApiPort = await freePort();
   const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
   e2e = await startE2eStack({
     label: 'e2eclu',
@@ -217,6 +223,40 @@ test('start → send → watch → poll, listed in sessions from history', async
     'the session listed from history',
     CONVERGE_TIMEOUT_MS,
   );
+});
+
+// journal-sse.test.ts's core on the cluster: a stream held on one api replica shows a turn sent
+// through the other, read from the replicated journal, and ends equal to history's own page.
+test('streams a turn sent through one api replica to an SSE client of the other, as history pages it', async () => {
+  const session = await startSession();
+  const follower = new LoadClient({
+    url: () => `http://127.0.0.1:${secondApiPort}`,
+    token: await signToken(JWT_SECRET, owner),
+    timeoutMs: 30_000,
+    transportRetryable: false,
+  });
+  const view = new SseView();
+  const stop = new AbortController();
+  const query = `edge_id=${stack.edge!.id}&access_id=${accessId}`;
+  const streaming = follower.follow(`/api/v1/sessions/${session.id}/events?${query}`, view, stop.signal);
+  try {
+    await runTurn(session, 'seen from the other replica');
+    await until(
+      async () =>
+        view.userTexts().includes('seen from the other replica') &&
+        [...view.items.values()].some(
+          (item) => item.body?.['role'] === 'assistant' && String(item.body['text']).includes('clustered.'),
+        ),
+      'the turn on the SSE stream of api-2',
+      CONVERGE_TIMEOUT_MS,
+    );
+    const stored = await storedUserTexts(e2e.owner, session.id, query);
+    expect(view.userTexts()).toEqual(stored);
+    expect(follower.failures).toEqual([]);
+  } finally {
+    stop.abort();
+    await streaming;
+  }
 });
 
 // Issue 13: an operator's change to a stream (replicas, retention) is the stream's from then on;

@@ -9,15 +9,13 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { inboxPrefix, result, type SessionUpdate } from '#contracts';
 import { encodeJson } from '#messaging';
-import { signToken, type ApiClient } from '#test-support';
+import { signToken, type ApiClient, TEST_JWT_SECRET } from '#test-support';
 import { startE2eStack, useOperatorNats, type E2eStack } from '../support/e2e-stack.js';
 import { connectAs, within, type WatchedConnection } from '../support/nats-permissions.js';
 
 jest.setTimeout(120_000);
 useOperatorNats(14220);
 
-const JWT_SECRET = 'e2e-edgecreds-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edgecreds-edge-secret-0123456789';
 const OWNER = `alice${randomBytes(3).toString('hex')}`;
 /** A revoked user's connection is dropped as soon as the server has the new account JWT. */
 const REVOKED_WITHIN_MS = 10_000;
@@ -37,12 +35,10 @@ const connections: WatchedConnection[] = [];
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'edgecreds',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner: OWNER,
   });
   alice = e2e.owner;
-  bob = alice.withToken(await signToken(JWT_SECRET, 'bob'));
+  bob = alice.withToken(await signToken(TEST_JWT_SECRET, 'bob'));
   credsDir = mkdtempSync(join(tmpdir(), 'tether-edgecreds-'));
 });
 

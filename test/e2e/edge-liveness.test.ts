@@ -3,20 +3,12 @@
 // nothing answering) within 5 s, both with the contract's offline answer; the connectors list shows
 // it offline; and the edge is back online once it runs again. These bounds are the product's
 // promise, so this suite asserts them; the figures it prints go into docs/reliability.md.
-import { type ApiClient } from '#test-support';
+import { type ApiClient, eventually, startSession, type Snapshot, type StartedSession } from '#test-support';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import {
-  eventually,
-  startScriptedSession,
-  type Snapshot,
-  type StartedSession,
-} from '../support/agent-client.js';
 import { jest } from '@jest/globals';
 
 jest.setTimeout(180_000);
 
-const JWT_SECRET = 'e2e-liveness-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-liveness-edge-secret-0123456789';
 const SIGKILL_BOUND_MS = 3_000;
 const SIGSTOP_BOUND_MS = 5_000;
 
@@ -27,12 +19,10 @@ let session: StartedSession;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2eliveness',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner: `alice${Date.now() % 100_000}`,
   });
   alice = e2e.owner;
-  session = await startScriptedSession(alice, e2e.stack.edge!.id, e2e.projectDir);
+  session = await startSession(alice, e2e.stack.edge!.id, e2e.projectDir);
   await alice.agent({ ...base(), action: 'send', text: 'hello' });
   // History holds the session before the edge goes away, so its offline view has something to show.
   await eventually(async () => {

@@ -9,14 +9,18 @@ import { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { edgeToken, type EdgeAgentAction } from '#contracts';
 import { encodeJson, decodeJson } from '#messaging';
-import { LIMITS_OFF_ENV, signToken, type ApiClient } from '#test-support';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
-  startScriptedSession,
+  LIMITS_OFF_ENV,
+  signToken,
+  type ApiClient,
+  TEST_JWT_SECRET,
+  TEST_EDGE_SECRET,
+  startSession,
   validRequest,
   watchUntil,
   type StartedSession,
-} from '../support/agent-client.js';
+} from '#test-support';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import {
   anyAction,
   breakage,
@@ -30,8 +34,6 @@ import { jest } from '@jest/globals';
 
 jest.setTimeout(600_000);
 
-const JWT_SECRET = 'e2e-fuzz-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-fuzz-edge-secret-0123456789';
 const FIXED_SEED = 20_261_203;
 const RANDOM_SEED = Number(process.env.TETHER_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** Cases per property and seed: 2 × (1,000 + 3,500 + 500) = 10,000 a run. */
@@ -53,15 +55,13 @@ beforeAll(async () => {
   );
   e2e = await startE2eStack({
     label: 'e2efuzz',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // Ten thousand requests from one user on purpose; the limits have their own suites.
     stack: { extraEnv: LIMITS_OFF_ENV },
   });
   alice = e2e.owner;
-  aliceToken = await signToken(JWT_SECRET, owner);
-  session = await startScriptedSession(alice, e2e.stack.edge!.id, e2e.projectDir);
+  aliceToken = await signToken(TEST_JWT_SECRET, owner);
+  session = await startSession(alice, e2e.stack.edge!.id, e2e.projectDir);
   const base = { edge_id: session.edgeId, access_id: session.accessId, session_id: session.sessionId };
   await alice.agent({ ...base, action: 'send', text: 'hello' });
   await watchUntil(alice, base, session.revision, (s) => !s.running && (s.revision ?? 0) > session.revision);
@@ -212,7 +212,7 @@ describe.each([
       },
       emitted_at: Date.now(),
     };
-    expect(edgeToken(EDGE_SECRET, intruder.connector.id)).toBe(intruder.edge_token);
+    expect(edgeToken(TEST_EDGE_SECRET, intruder.connector.id)).toBe(intruder.edge_token);
     const journal = e2e.stack.subjects.sessionJournal(session.sessionId);
     await settled();
     const before = await lastJournalRow(journal);

@@ -1,147 +1,38 @@
 // The Gemini demo edge end to end over HTTP only: api → session router → edge connector → the
 // real Gemini CLI over ACP → the project's fake Gemini API (started by the stack launcher, as
 // `TETHER_GEMINI_FAKE_PROVIDER=1 npm run stack -- --agent gemini` does) and back.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
-import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { approvedCommandTurn, expectOrderedTiming, expectStopped, useCliStack } from './cli-turn.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-gemini-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-gemini-edge-secret-0123456789';
 /** Every wait on the chain is bounded by this. */
 const WAIT_MS = 40_000;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  messages?: { role: string; text?: string }[];
-  approvals?: { id: string; kind: string; command?: string }[];
-  activities?: { kind: string; status?: string }[];
-  installations?: { id: string; kind: string }[];
-  turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
-}
-
-let e2e: E2eStack | undefined;
-let stack: Stack;
-let projectDir: string;
-const owner = `carol${Date.now() % 100000}`;
-let carol: ApiClient;
-
-beforeAll(async () => {
-  e2e = await startE2eStack({
-    label: 'e2egemini',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
-    owner,
-    stack: {
-      agent: 'gemini',
-      // The launcher starts the fake Gemini API before the edge and points Gemini CLI at it.
-      geminiFakeProvider: true,
-      // The suite may run beside another stack on this machine: no fixed ops (metrics) ports.
-      extraEnv: { TETHER_METRICS_PORT: 'off' },
-    },
-  });
-  stack = e2e.stack;
-  projectDir = realpathSync(e2e.projectDir);
-  carol = e2e.owner;
+// The launcher starts the fake Gemini API before the edge and points Gemini CLI at it.
+const openSession = useCliStack('e2egemini', `carol${Date.now() % 100000}`, 'gemini', {
+  agent: 'gemini',
+  geminiFakeProvider: true,
 });
-
-afterAll(async () => {
-  // close() stops the edge, whose shutdown kills every agent's process group and the spare.
-  await e2e?.close();
-});
-
-let failed = false;
-afterEach(() => {
-  const state = expect.getState();
-  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) failed = true;
-});
-afterAll(() => {
-  if (failed) console.log(stack?.output().split('\n').slice(-150).join('\n'));
-});
-
-/** Watches over HTTP until `done` holds, the way a browser would. */
-async function watchUntil(
-  base: Record<string, unknown>,
-  from: number,
-  done: (snapshot: Snapshot) => boolean,
-  what: string,
-): Promise<Snapshot> {
-  const deadline = Date.now() + WAIT_MS;
-  let cursor = from;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_MS} ms`);
-    const snapshot = await carol.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
-    if (snapshot.status === 'ok' && done(snapshot)) return snapshot;
-    cursor = snapshot.revision ?? cursor;
-  }
-}
 
 test('start → send → approve → reply with the real Gemini CLI', async () => {
-  const edgeId = stack.edge!.id;
-  const discovered = await carol.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  expect(discovered.status).toBe('ok');
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'gemini');
-  expect(installation).toBeDefined();
-  const created = await carol.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'e2e gemini',
-    kind: 'gemini',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const started = await carol.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id };
+  const { stack, client: carol, projectDir, base } = await openSession();
 
   const target = join(projectDir, 'from-e2e.txt');
   stack.fakeGemini!.script({ kind: 'shell', command: `echo written over http > ${target}` });
-  const sent = await carol.agent<Snapshot>({ ...base, action: 'send', text: 'write the file' });
-  expect(sent).toMatchObject({ status: 'ok', running: true });
-
-  const asking = await watchUntil(
-    base,
-    sent.revision ?? 0,
-    (snapshot) => (snapshot.approvals ?? []).length > 0,
-    'the approval',
-  );
-  const approval = asking.approvals![0]!;
-  expect(approval.kind).toBe('command');
-  expect(approval.command).toContain('echo written over http');
-  const approved = await carol.agent<Snapshot>({
-    ...base,
-    action: 'approve',
-    approval_id: approval.id,
-    decision: 'accept',
+  const idle = await approvedCommandTurn(carol, base, 'write the file', WAIT_MS, (approval) => {
+    expect(approval.kind).toBe('command');
+    expect(approval.command).toContain('echo written over http');
   });
-  expect(approved.status).toBe('ok');
-
-  const idle = await watchUntil(base, approved.revision ?? 0, (snapshot) => !snapshot.running, 'the reply');
   expect(idle.messages).toEqual([
     { role: 'user', text: 'write the file' },
     { role: 'assistant', text: 'The tool finished.' },
   ]);
   expect(idle.activities?.find((activity) => activity.kind === 'commandExecution')?.status).toBe('completed');
   expect(existsSync(target) && readFileSync(target, 'utf8')).toBe('written over http\n');
-  const timing = idle.turn_timing!;
-  expect(timing.dispatch_ms!).toBeLessThanOrEqual(timing.first_reply_ms!);
-  expect(timing.first_reply_ms!).toBeLessThanOrEqual(timing.finished_ms!);
+  expectOrderedTiming(idle);
 
-  const stopped = await carol.agent<Snapshot>({ ...base, action: 'stop' });
-  expect(stopped).toMatchObject({ status: 'session_closed', closed: true });
+  await expectStopped(carol, base);
 });

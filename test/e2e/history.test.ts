@@ -3,31 +3,22 @@
 // trail of it all (reference §2.3, §4, §7 edge_agent_history_test.go).
 import pg from 'pg';
 import { jest } from '@jest/globals';
-import type { ApiClient, TestDatabase } from '#test-support';
+import {
+  type ApiClient,
+  type TestDatabase,
+  type Snapshot,
+  eventually,
+  sessionBase,
+  startSession,
+  watchUntilIdle,
+} from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { printOutputOnFailure, startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-history-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-history-edge-secret-0123456789';
 const FIRST_PROMPT = 'first round: remember the word pelican';
 const SECOND_PROMPT = 'second round: and now the word walrus';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  window?: number;
-  running?: boolean;
-  closed?: boolean;
-  archived?: boolean;
-  title?: string;
-  history_persistent?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-  models?: unknown[];
-}
 
 let e2e: E2eStack;
 let database: TestDatabase;
@@ -39,8 +30,6 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2ehistory',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: { historyKey: 'e2e-history-at-rest-key-0123456789abcdef' },
   });
@@ -49,11 +38,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (expect.getState().numPassingAsserts !== expect.getState().assertionCalls) {
-    console.log(stack?.output().split('\n').slice(-120).join('\n'));
-  }
   await e2e?.close();
 });
+printOutputOnFailure(() => stack, 120);
 
 async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
   const client = new pg.Client({ connectionString: database.url });
@@ -65,55 +52,16 @@ async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[]
   }
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  throw new Error(`${what} did not happen within 30 s`);
-}
-
-/** Watches until the turn finished, as a browser would. */
-async function watchUntilIdle(base: Record<string, unknown>, from: number): Promise<Snapshot> {
-  let cursor = from;
-  for (;;) {
-    const snapshot = await alice.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
-    if (!snapshot.running && (snapshot.revision ?? 0) > from) return snapshot;
-    cursor = snapshot.revision ?? cursor;
-  }
-}
-
 test('two sends, a transcript page, rename, an offline archived poll, delete, and their audit', async () => {
-  const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  expect(installation).toBeDefined();
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'history',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation!.id,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  const sessionId = started.session_id!;
-  const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
+  const started = await startSession(alice, stack.edge!.id, projectDir, { name: 'history' });
+  const { edgeId, sessionId } = started;
+  const base = sessionBase(started);
 
   // Round one, then round two: the router archives round one and the edge resets its window.
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: FIRST_PROMPT })).status).toBe('ok');
-  const first = await watchUntilIdle(base, started.revision ?? 0);
+  const first = await watchUntilIdle(alice, base, started.revision);
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: SECOND_PROMPT })).status).toBe('ok');
-  const second = await watchUntilIdle(base, first.revision ?? 0);
+  const second = await watchUntilIdle(alice, base, first.revision ?? 0);
   expect(second.window).toBe(1);
   expect(second.messages?.[0]?.text).toBe(SECOND_PROMPT);
 

@@ -6,18 +6,23 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { SignJWT } from 'jose';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ALL_PERMISSIONS, signToken, testServices } from '#test-support';
+import {
+  ALL_PERMISSIONS,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  findInstallation,
+  openSession,
+} from '#test-support';
 import { connectNats } from '#messaging';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, withOutput, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
+import type { Installation } from '#contracts';
 
 jest.setTimeout(420_000);
 
-const JWT_SECRET = 'e2e-sse-limits-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-sse-limits-edge-secret-0123456789';
 const HEARTBEAT_MS = 300;
 const REAUTHORIZE_MS = 1_000;
 /** Generous bound on anything that should happen within a few timer periods. */
@@ -40,26 +45,16 @@ const REPLY_DELTAS = 120;
 /** Far enough apart that the edge reports (nearly) every delta as its own journal row. */
 const REPLY_DELTA_DELAY_MS = 40;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
-
 let e2e: E2eStack;
 let stack: Stack;
 const owner = `lim${Date.now() % 100000}`;
 let token: string;
 let edgeId: string;
-let installationId: string;
+let installation: Installation;
 
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2ssel',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: {
       extraEnv: {
@@ -67,24 +62,16 @@ beforeAll(async () => {
         TETHER_SSE_REAUTHORIZE_MS: String(REAUTHORIZE_MS),
       },
     },
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [
-            { steps: [{ type: 'reply', text: REPLY, deltas: REPLY_DELTAS, delay_ms: REPLY_DELTA_DELAY_MS }] },
-          ],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [
+        { steps: [{ type: 'reply', text: REPLY, deltas: REPLY_DELTAS, delay_ms: REPLY_DELTA_DELAY_MS }] },
+      ],
     },
   });
   stack = e2e.stack;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   edgeId = stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
+  installation = await findInstallation(e2e.owner, edgeId);
 });
 
 afterAll(async () => {
@@ -96,43 +83,12 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** Prints the services' output when a test fails; it helps only then. */
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(stack.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  }
-}
-
 /** A new access and a session started on it, present in history. */
 async function session(name: string): Promise<{ accessId: string; sessionId: string; url: string }> {
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name,
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const sessionId = started.session_id!;
+  const started = await openSession(e2e.owner, { edgeId, installation, project: e2e.projectDir, name });
+  const { accessId, sessionId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
-  const deadline = Date.now() + EVENT_TIMEOUT_MS;
-  for (;;) {
-    const probe = await e2e.owner.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
-    if (probe.status === 200) break;
-    expect(probe.status).toBe(404);
-    if (Date.now() > deadline) throw new Error('the session never reached history');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await untilInHistory(e2e.owner, sessionId, query, EVENT_TIMEOUT_MS);
   return { accessId, sessionId, url: `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}` };
 }
 
@@ -147,7 +103,7 @@ async function openStreams(): Promise<number> {
 }
 
 it('sends the heartbeat comment on an idle stream', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { url } = await session('heartbeat');
     const stream = await SseClient.open(url, token);
     expect(stream.status).toBe(200);
@@ -157,7 +113,7 @@ it('sends the heartbeat comment on an idle stream', () =>
   }));
 
 it('cuts off a subscriber that stopped reading while another keeps receiving batches', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { accessId, sessionId, url } = await session('slow');
     const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
     const fast = await SseClient.open(url, token);
@@ -219,7 +175,7 @@ it('cuts off a subscriber that stopped reading while another keeps receiving bat
   }));
 
 it('closes a stream at the re-check once its access is deleted', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { accessId, url } = await session('revoked');
     const stream = await SseClient.open(url, token);
     await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);
@@ -231,7 +187,7 @@ it('closes a stream at the re-check once its access is deleted', () =>
   }));
 
 it('closes a stream at the re-check once its token expired', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { url } = await session('expiring');
     const expiresAt = Math.floor(Date.now() / 1000) + 3;
     const shortLived = await new SignJWT({ permissions: ALL_PERMISSIONS })
@@ -239,7 +195,7 @@ it('closes a stream at the re-check once its token expired', () =>
       .setSubject(owner)
       .setIssuedAt()
       .setExpirationTime(expiresAt)
-      .sign(new TextEncoder().encode(JWT_SECRET));
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     const stream = await SseClient.open(url, shortLived);
     expect(stream.status).toBe(200);
     await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);

@@ -1,31 +1,19 @@
 // The live journal over HTTP (issue 4 "Done when"): while the scripted agent streams replies, an
 // SSE client that disconnects at random points and resumes from its last event id ends with the
 // same item state as a client that never disconnected, and both match a fresh page.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient } from '#test-support';
+import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot, startSession } from '#test-support';
 import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-sse-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-sse-edge-secret-0123456789';
 const PROMPTS = 3;
 /** Bound on waiting for both clients to reach the journal head after the last turn. */
 /** The head counts as final once it has not moved for this long. */
 const HEAD_SETTLE_MS = 750;
 const CONVERGE_TIMEOUT_MS = 30_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
 
 function ordered(items: JournalItem[]): JournalItem[] {
   return [...items].sort((a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId));
@@ -70,23 +58,14 @@ let alice: ApiClient;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2esse',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // Every turn streams many deltas: many journal rows, each revising the reply item.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 15, delay_ms: 40 }] }],
     },
   });
   ({ stack, projectDir } = e2e);
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   alice = e2e.owner;
 });
 
@@ -148,35 +127,14 @@ it('converges a client that disconnects at random points with one that never doe
 
 async function scenario(): Promise<void> {
   const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'sse',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation.id,
-    project: projectDir,
-  });
-  const sessionId = started.session_id!;
+  const started = await startSession(alice, edgeId, projectDir, { name: 'sse' });
+  const { accessId, sessionId } = started;
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
   const eventsUrl = `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}`;
 
   // The journal exists in history once the start's first row is stored.
-  for (;;) {
-    const probe = await alice.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
-    if (probe.status === 200) break;
-    expect(probe.status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await untilInHistory(alice, sessionId, query);
 
   // The steady client: one connection for the whole test.
   const steady = new ClientState();
@@ -198,7 +156,7 @@ async function scenario(): Promise<void> {
     }
   })();
 
-  let revision = started.revision ?? 0;
+  let revision = started.revision;
   for (let i = 0; i < PROMPTS; i += 1) {
     const sent = await alice.agent<Snapshot>({ ...base, action: 'send', text: `prompt ${i}` });
     expect(sent.status).toBe('ok');

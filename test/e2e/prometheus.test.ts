@@ -18,8 +18,9 @@ import {
   seriesIn,
   withAllVariables,
 } from '../integration/telemetry/shipped-queries.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { eventually, scriptedTurn } from './scripted-turn.js';
+import { printOutputOnFailure, startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { scriptedTurn } from './scripted-turn.js';
+import { eventually } from '#test-support';
 
 jest.setTimeout(180_000);
 
@@ -79,19 +80,8 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-const failures: string[] = [];
-afterEach(() => {
-  const state = expect.getState();
-  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) {
-    failures.push(state.currentTestName);
-  }
-});
-afterAll(() => {
-  if (failures.length > 0) {
-    console.log(stack?.output().split('\n').slice(-100).join('\n'));
-    console.log(prometheus?.output().split('\n').slice(-40).join('\n'));
-  }
-});
+printOutputOnFailure(() => stack, 100);
+printOutputOnFailure(() => prometheus, 40);
 
 test('with tracing off every app serves the standard series in seconds and the runtime series', async () => {
   for (const [app, url] of Object.entries(endpoints) as [AppName, string][]) {

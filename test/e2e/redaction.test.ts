@@ -11,14 +11,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { operationFingerprint, type EdgeAgentRequest, type OperationAction } from '#contracts';
-import type { ApiClient } from '#test-support';
-import { OtlpReceiver } from '../integration/telemetry/otlp-receiver.js';
+import { type ApiClient, type Snapshot, eventually, sessionBase, startSession } from '#test-support';
+import { OtlpReceiver, tracesTo } from '../integration/telemetry/otlp-receiver.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-redact-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-redact-edge-secret-0123456789';
 /** Every marker holds this: one search finds any of them. */
 const MARK = 'ZQXMARK';
 const marker = (what: string) => `${MARK}-${what}`;
@@ -26,20 +24,6 @@ const marker = (what: string) => `${MARK}-${what}`;
 const UPLOAD_CONTENT = marker('upload-content');
 const FILE_CONTENT = marker('file-content');
 const SETTLE_TIMEOUT_MS = 60_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  approvals?: { id: string }[];
-  input_requests?: { id: string; questions: { id: string }[] }[];
-  transfer_id?: string;
-  file_data?: string;
-  files?: { name: string }[];
-  messages?: { role: string; text: string }[];
-}
 
 const script = {
   rules: [
@@ -86,23 +70,12 @@ beforeAll(async () => {
   const endpoint = await receiver.start();
   e2e = await startE2eStack({
     label: 'e2eredact',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(scriptPath, JSON.stringify(script));
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script,
     stack: {
       onOutputLine: (line) => lines.push(line),
       extraEnv: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'always_on',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...tracesTo(endpoint),
         // Debug: the most a service ever logs.
         TETHER_LOG_LEVEL: 'debug',
       },
@@ -115,39 +88,15 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string) =>
+  eventually(probe, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 /** Every action, each carrying markers; returns nothing, the telemetry is what is checked. */
 async function everyAction(client: ApiClient, projectDir: string): Promise<void> {
   const edgeId = e2e!.stack.edge!.id;
-  const discovered = await client.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installationId = discovered.installations!.find((item) => item.kind === 'scripted')!.id;
-  const created = await client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: marker('access-name'),
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const started = await client.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: projectDir,
-  });
-  expect(started.status).toBe('ok');
-  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id! };
+  const started = await startSession(client, edgeId, projectDir, { name: marker('access-name') });
+  const { accessId } = started;
+  const base = sessionBase(started);
   const idle = () =>
     until(async () => {
       const polled = await client.agent<Snapshot>({ ...base, action: 'poll' });
@@ -195,7 +144,7 @@ async function everyAction(client: ApiClient, projectDir: string): Promise<void>
     ...base,
     action: 'answer',
     input_id: request.id,
-    answers: [{ question_id: request.questions[0]!.id, answers: [marker('answer')] }],
+    answers: [{ question_id: request.questions![0]!.id, answers: [marker('answer')] }],
   });
   expect((await client.agent<Snapshot>({ ...answer })).status).toBe('ok');
   const answered = await idle();
@@ -209,7 +158,7 @@ async function everyAction(client: ApiClient, projectDir: string): Promise<void>
   // files: list, download, upload.
   writeFileSync(join(projectDir, `${marker('file')}.txt`), FILE_CONTENT);
   const listed = await client.agent<Snapshot>({ ...base, action: 'file_list', file: { path: '' } });
-  expect(listed.files?.some((file) => file.name.includes(MARK))).toBe(true);
+  expect(listed.files?.some((file) => file.name!.includes(MARK))).toBe(true);
   const read = await client.agent<Snapshot>({
     ...base,
     action: 'file_read',

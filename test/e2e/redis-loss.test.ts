@@ -6,7 +6,6 @@
 //   during traffic, prints every lifecycle event of the stream exactly once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -20,31 +19,31 @@ import {
   type JournalSnapshot,
   type LifecycleEvent,
   type SealedJournalEntry,
+  type Installation,
 } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
-import { freePort, signToken, testServices } from '#test-support';
+import {
+  freePort,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  waitUntil,
+  findInstallation,
+  openSession,
+} from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateRedis } from '../support/private-servers.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-redis-loss-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-redis-loss-edge-secret-0123456789';
 /** Generous bound on anything that should follow shortly (a turn, a catch-up, a restart). */
 const SETTLE_TIMEOUT_MS = 60_000;
 /** The journal head counts as final once it has not moved for this long. */
 const HEAD_SETTLE_MS = 750;
 const SUBSCRIBER_ENTRY = join(process.cwd(), 'dist/examples/lifecycle-subscriber.js');
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-}
 
 let redis: PrivateRedis | undefined;
 let admin: Redis;
@@ -55,7 +54,7 @@ let jsm: JetStreamManager;
 const owner = `rl${Date.now() % 100000}`;
 let token: string;
 let edgeId: string;
-let installationId: string;
+let installation: Installation;
 
 beforeAll(async () => {
   redis = new PrivateRedis(await freePort());
@@ -63,28 +62,18 @@ beforeAll(async () => {
   admin = new Redis(redis.url);
   e2e = await startE2eStack({
     label: 'e2eredis',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: { redisUrl: redis.url },
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 12, delay_ms: 40 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'streamed. '.repeat(30), deltas: 12, delay_ms: 40 }] }],
     },
   });
   stack = e2e.stack;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   nc = await connectNats({ servers: (await testServices()).natsUrl, name: 'test-e2e-redis-loss' });
   jsm = await jetstreamManager(nc);
   edgeId = stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  installationId = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!.id;
+  installation = await findInstallation(e2e.owner, edgeId);
 });
 
 afterAll(async () => {
@@ -95,33 +84,10 @@ afterAll(async () => {
   await redis?.close();
 });
 
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(stack.output().split('\n').slice(-80).join('\n'));
-    throw error;
-  }
-}
-
 /** A new access and a session on it, present in history. */
 async function session(name: string) {
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name,
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  const sessionId = started.session_id!;
+  const started = await openSession(e2e.owner, { edgeId, installation, project: e2e.projectDir, name });
+  const { accessId, sessionId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
   await until(
     async () =>
@@ -129,7 +95,7 @@ async function session(name: string) {
     'the session reaching history',
   );
   const base = { edge_id: edgeId, access_id: accessId, session_id: sessionId };
-  let revision = started.revision ?? 0;
+  let revision = started.revision;
   /** One prompt, answered once the turn finished (retried while the stack recovers from the flush). */
   const turn = async (text: string): Promise<void> => {
     let sent: Snapshot | undefined;
@@ -146,13 +112,8 @@ async function session(name: string) {
   return { accessId, sessionId, query, turn };
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string) =>
+  waitUntil(check, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 /** Every message of the suite's stream on `subject`, in stream order (the stream is small). */
 async function messagesOn(subject: string): Promise<{ seq: number; data: Uint8Array }[]> {
@@ -166,7 +127,7 @@ async function messagesOn(subject: string): Promise<{ seq: number; data: Uint8Ar
 }
 
 it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid-session', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const { sessionId, query, turn } = await session('flush');
     const client = await SseClient.open(
       `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}`,
@@ -270,7 +231,7 @@ it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid
   }));
 
 it('shows the example subscriber, stopped and restarted during traffic, every event once', () =>
-  withOutput(async () => {
+  withOutput(stack, async () => {
     const durable = `example-${Date.now() % 100000}`;
     const lines: string[] = [];
     const run = (): ChildProcess => {

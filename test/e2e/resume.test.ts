@@ -3,25 +3,19 @@
 // goes on with the revision continuing from the seed (reference §2.3 resume, §7
 // TestNativeBindingSurvivesBridgeRestart).
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient } from '#test-support';
+import {
+  signToken,
+  type ApiClient,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  eventually,
+  sessionBase,
+  startSession,
+} from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
-
-const JWT_SECRET = 'e2e-resume-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-resume-edge-secret-0123456789';
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  archived?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-}
 
 let e2e: E2eStack;
 let stack: Stack;
@@ -30,7 +24,7 @@ const owner = `res${Date.now() % 100000}`;
 let alice: ApiClient;
 
 beforeAll(async () => {
-  e2e = await startE2eStack({ label: 'e2eresume', jwtSecret: JWT_SECRET, edgeSecret: EDGE_SECRET, owner });
+  e2e = await startE2eStack({ label: 'e2eresume', owner });
   ({ stack, projectDir } = e2e);
   alice = e2e.owner;
 });
@@ -39,46 +33,25 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  throw new Error(`${what} did not happen within 30 s\n${stack.output()}`);
+/** Waits across the edge's restart: a probe that fails counts as "not yet". */
+function settled<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return eventually(probe, what, { ignoreErrors: true, detail: () => stack.output() });
 }
 
 test('a session resumes on the restarted edge with its history and a continuing revision', async () => {
-  const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'resume',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: projectDir,
-  });
-  const accessId = created.body.data!.id;
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installation.id,
-    project: projectDir,
-  });
-  const base = { edge_id: edgeId, access_id: accessId, session_id: started.session_id! };
+  const started = await startSession(alice, stack.edge!.id, projectDir, { name: 'resume' });
+  const { edgeId, accessId } = started;
+  const base = sessionBase(started);
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: 'before the restart' })).status).toBe(
     'ok',
   );
 
   // The finished turn, stored by history: the revision the seed will carry.
-  const finished = await eventually('the first turn to finish', async () => {
+  const finished = await settled('the first turn to finish', async () => {
     const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
     return polled.running || polled.messages?.length !== 2 ? undefined : polled;
   });
-  await eventually('history to hold the finished turn', async () => {
+  await settled('history to hold the finished turn', async () => {
     const listed = await alice.agent<{ sessions?: { session_id: string; title?: string }[] }>({
       edge_id: edgeId,
       action: 'sessions',
@@ -105,7 +78,7 @@ test('a session resumes on the restarted edge with its history and a continuing 
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: 'after the restart' })).status).toBe(
     'ok',
   );
-  const after = await eventually('the second turn to finish', async () => {
+  const after = await settled('the second turn to finish', async () => {
     const polled = await alice.agent<Snapshot>({ ...base, action: 'poll' });
     return !polled.running && polled.messages?.some((message) => message.text === 'after the restart')
       ? polled
@@ -114,6 +87,6 @@ test('a session resumes on the restarted edge with its history and a continuing 
   expect(after.messages?.filter((message) => message.role === 'assistant').length).toBeGreaterThanOrEqual(1);
 
   // Another actor cannot resume it: the connector is not theirs.
-  const mallory = alice.withToken(await signToken(JWT_SECRET, `mal${Date.now() % 100000}`));
+  const mallory = alice.withToken(await signToken(TEST_JWT_SECRET, `mal${Date.now() % 100000}`));
   expect((await mallory.call('POST', '/api/v1/edge-agents', { ...base, action: 'resume' })).status).toBe(404);
 });

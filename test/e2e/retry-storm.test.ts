@@ -3,24 +3,30 @@
 // replicas is killed with SIGKILL mid-storm. Every call is answered ok (replayed or not) or with a
 // documented refusal, and the journal holds exactly 200 user messages.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { LIMITS_OFF_ENV, signToken, type ApiClient } from '#test-support';
+import {
+  LIMITS_OFF_ENV,
+  signToken,
+  type ApiClient,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  sleep,
+  waitUntil,
+  createAccess,
+  findInstallation,
+  startOnAccess,
+} from '#test-support';
 import {
   OPERATION_REFUSAL_CODES,
   operationFingerprint,
   type EdgeAgentRequest,
   type HistoryJournalPageReply,
-  type OperationOutcome,
 } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 /** An edge keeps at most EDGE_LIVE_SESSIONS_MAX (4) sessions live: 4 sessions × 50 sends. */
 const SESSIONS = 4;
 const SENDS_PER_SESSION = 50;
@@ -40,15 +46,6 @@ const CLIENT_TIMEOUT_MS = 6_000;
 const WATCH_WAIT_MS = 2_000;
 const CONVERGE_TIMEOUT_MS = 45_000;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  operation?: OperationOutcome;
-}
-
 let e2e: E2eStack;
 let stack: Stack;
 let alice: ApiClient;
@@ -58,14 +55,8 @@ const owner = `storm${Date.now() % 100000}`;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2estorm',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(scriptPath, JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }] }));
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }] },
     stack: {
       secondRouter: true,
       // A dead replica's claim lapses quickly, and a duplicate waits long enough to see it lapse.
@@ -80,24 +71,16 @@ beforeAll(async () => {
   });
   stack = e2e.stack;
   alice = e2e.owner;
-  token = await signToken(JWT_SECRET, owner);
+  token = await signToken(TEST_JWT_SECRET, owner);
   // Both replicas serve before the storm, so the kill lands on requests in flight.
-  await until(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready');
+  await waitUntil(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready', {
+    timeoutMs: 60_000,
+  });
 });
 
 afterAll(async () => {
   await e2e?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(probe: () => Promise<boolean>, what: string, boundMs = 60_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${boundMs} ms`);
-    await sleep(RETRY_PAUSE_MS);
-  }
-}
 
 /** POST /api/v1/edge-agents with the client's own timeout; throws on a timeout or a non-200. */
 async function agent(request: Record<string, unknown>): Promise<Snapshot> {
@@ -186,31 +169,19 @@ const DOCUMENTED = new Set<string>(OPERATION_REFUSAL_CODES);
 
 test('200 sends retried 5 times each while a router replica dies leave exactly 200 user messages', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  expect(installation).toBeDefined();
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'storm',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
+  const access = {
+    edgeId,
+    installation: await findInstallation(alice, edgeId),
     project: e2e.projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
+    name: 'storm',
+  };
+  const accessId = await createAccess(alice, access);
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
 
   const sessions: { sessionId: string; revision: number }[] = [];
   for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await alice.agent<Snapshot>({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation!.id,
-      project: e2e.projectDir,
-    });
-    expect(started.status).toBe('ok');
-    sessions.push({ sessionId: started.session_id!, revision: started.revision ?? 0 });
+    const { sessionId, revision } = await startOnAccess(alice, { ...access, accessId });
+    sessions.push({ sessionId, revision });
   }
 
   const answers: Snapshot[] = [];

@@ -6,10 +6,8 @@
 // holds each acknowledged send exactly once: nothing lost, nothing duplicated. A send that meets
 // a stopping replica completes or is refused with a retryable status; the client resends it with
 // the same operation id (docs/contract.md "Idempotent mutations"), never making a second message.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { freePort, signToken } from '#test-support';
+import { freePort, signToken, TEST_JWT_SECRET, sleep, waitUntil } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
@@ -19,8 +17,6 @@ import { LoadBalancer } from '../support/load-balancer.js';
 // Seven cold starts (five of them during the run) on a shared 2-core machine: minutes, not seconds.
 jest.setTimeout(600_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 const CLIENTS = 16;
 /** An edge keeps at most 4 sessions live (Limits.EDGE_LIVE_SESSIONS_MAX): 4 clients per session. */
 const SESSIONS = 4;
@@ -52,15 +48,14 @@ let client: LoadClient;
 const owner = `roll${Date.now() % 100000}`;
 const opsPorts = new Map<ServiceName, number>();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(probe: () => Promise<boolean>, what: string, boundMs = READY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline)
-      throw new Error(`${what} did not happen within ${boundMs} ms\n${stack.output()}`);
-    await sleep(RETRY_PAUSE_MS);
-  }
+/** Waits across restarts: a probe that fails counts as "not yet". */
+function until(probe: () => Promise<boolean>, what: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  return waitUntil(probe, what, {
+    timeoutMs,
+    intervalMs: RETRY_PAUSE_MS,
+    ignoreErrors: true,
+    detail: () => stack.output(),
+  });
 }
 
 const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
@@ -72,19 +67,10 @@ beforeAll(async () => {
   const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
   e2e = await startE2eStack({
     label: 'e2eroll',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     // A short streamed reply: every turn writes a few journal rows the SSE streams must carry.
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'rolled. '.repeat(4), deltas: 3, delay_ms: 30 }] }],
     },
     stack: {
       readyTimeoutMs: READY_TIMEOUT_MS,
@@ -108,7 +94,7 @@ beforeAll(async () => {
     },
   });
   stack = e2e.stack;
-  const token = await signToken(JWT_SECRET, owner);
+  const token = await signToken(TEST_JWT_SECRET, owner);
   for (const name of ROLLOUT) await until(() => isReady(name), `${name} ready`);
   balancer = new LoadBalancer([
     { url: stack.apiUrl, readyUrl: readyUrl('api') },

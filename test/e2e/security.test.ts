@@ -9,8 +9,6 @@
 // - a validly signed token whose `sub` holds a NUL byte is refused with 401 at the door;
 // - calls refused for malformed ids (edge id "0", a 33-character or 200 KB session id,
 //   session_id "null") are audited with what could be decoded.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -18,29 +16,26 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { sealedJournalEntrySchema, type SessionUpdate } from '#contracts';
 import { connectNats, decodeJson, RpcRemoteError, requestService } from '#messaging';
-import { ApiClient, signToken, testServices } from '#test-support';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import {
+  ApiClient,
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  eventually,
+  startSession,
+} from '#test-support';
+import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(300_000);
 
-const JWT_SECRET = 'e2e-security-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-security-edge-secret-0123456789';
 const MARK = 'QZXSECRET';
 const SETTLE_TIMEOUT_MS = 60_000;
 /** The api's default bound (USER_LIMITS_DEFAULTS.userStreams); the suite runs with the defaults. */
 const USER_STREAMS_MAX = 32;
 const FLOOD_STREAMS = 2_000;
 const FLOOD_CONCURRENCY = 100;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  messages?: { role: string; text: string }[];
-}
 
 let e2e: E2eStack;
 let nc: NatsConnection;
@@ -55,17 +50,8 @@ let sessionId: string;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2esecurity',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: `${MARK}-agent-output` }] }] }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: `${MARK}-agent-output` }] }] },
   });
   const services = await testServices();
   nc = await connectNats({ servers: services.natsUrl, name: 'test-e2e-security' });
@@ -77,24 +63,7 @@ beforeAll(async () => {
     },
   });
   edgeId = e2e.stack.edge!.id;
-  const discovered = await e2e.owner.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installationId = discovered.installations!.find((item) => item.kind === 'scripted')!.id;
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'security',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  accessId = created.body.data!.id;
-  const started = await e2e.owner.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: installationId,
-    project: e2e.projectDir,
-  });
-  sessionId = started.session_id!;
+  ({ accessId, sessionId } = await startSession(e2e.owner, edgeId, e2e.projectDir, { name: 'security' }));
 });
 
 afterAll(async () => {
@@ -107,15 +76,8 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string) =>
+  eventually(probe, what, { timeoutMs: SETTLE_TIMEOUT_MS });
 
 const base = () => ({ edge_id: edgeId, access_id: accessId, session_id: sessionId });
 const query = () => `edge_id=${edgeId}&access_id=${accessId}`;
@@ -150,17 +112,8 @@ async function storedJournal(): Promise<Uint8Array[]> {
   return out;
 }
 
-async function withOutput(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    console.log(e2e.stack.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  }
-}
-
 it('keeps prompts and agent output off the journal in flight and at rest; history serves them', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     await turn(`${MARK}-prompt-one`);
     await turn(`${MARK}-prompt-two`);
     const transcript = await until(async () => {
@@ -183,10 +136,10 @@ it('keeps prompts and agent output off the journal in flight and at rest; histor
   }));
 
 it('refuses another edge writing into the session after Redis lost its keys, and the owner goes on', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     await turn(`${MARK}-before-the-loss`);
     // Mallory enrolls an edge of her own: a valid token, for her own edge id.
-    const mallory = e2e.owner.withToken(await signToken(JWT_SECRET, `mal${owner}`));
+    const mallory = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `mal${owner}`));
     const enrolled = await mallory.call<{ env: Record<string, string> }>(
       'POST',
       '/api/v1/edge-agents/connectors',
@@ -242,14 +195,14 @@ it('refuses another edge writing into the session after Redis lost its keys, and
   }));
 
 it('bounds one user flooding SSE streams, refusing beyond the limit, while another user is served', () =>
-  withOutput(async () => {
-    const token = await signToken(JWT_SECRET, owner);
+  withOutput(e2e.stack, async () => {
+    const token = await signToken(TEST_JWT_SECRET, owner);
     const url = `${e2e.stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query()}`;
     const clients: SseClient[] = [];
     const statuses = new Map<number, number>();
     let retryAfterSeen = 0;
     let next = 0;
-    const bob = e2e.owner.withToken(await signToken(JWT_SECRET, `bob${owner}`));
+    const bob = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `bob${owner}`));
     const bobStatuses: number[] = [];
     await Promise.all(
       Array.from({ length: FLOOD_CONCURRENCY }, async (_, worker) => {
@@ -286,16 +239,16 @@ it('bounds one user flooding SSE streams, refusing beyond the limit, while anoth
   }));
 
 it('refuses a validly signed token whose sub holds a NUL byte with 401, on every route', async () => {
-  const nul = e2e.owner.withToken(await signToken(JWT_SECRET, `ali\u0000ce`));
+  const nul = e2e.owner.withToken(await signToken(TEST_JWT_SECRET, `ali\u0000ce`));
   expect((await nul.call('GET', '/api/v1/edge-agents/connectors')).status).toBe(401);
   expect((await nul.call('POST', '/api/v1/edge-agents', { ...base(), action: 'poll' })).status).toBe(401);
   expect((await nul.call('GET', `/api/v1/sessions/${sessionId}/history?${query()}`)).status).toBe(401);
 });
 
 it('audits calls refused for malformed ids with what could be decoded', () =>
-  withOutput(async () => {
+  withOutput(e2e.stack, async () => {
     const auditor = `aud${owner}`;
-    const client = new ApiClient(e2e.stack.apiUrl, await signToken(JWT_SECRET, auditor));
+    const client = new ApiClient(e2e.stack.apiUrl, await signToken(TEST_JWT_SECRET, auditor));
     const bodies: Record<string, unknown>[] = [
       { edge_id: '0', action: 'send', access_id: accessId, session_id: sessionId, text: `${MARK}-x` },
       { edge_id: edgeId, action: 'poll', access_id: accessId, session_id: 's'.repeat(33) },

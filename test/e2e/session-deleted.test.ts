@@ -7,26 +7,25 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { lifecycleEventSchema, sealedJournalEntrySchema, type LifecycleEvent } from '#contracts';
 import { connectNats, decodeJson } from '#messaging';
-import { signToken, testServices } from '#test-support';
+import {
+  signToken,
+  testServices,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  createAccess,
+  findInstallation,
+  startOnAccess,
+} from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseClient } from './sse-client.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-deleted-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-deleted-edge-secret-0123456789';
 /** Longer than the test: a stream that ends did not end at a re-check. */
 const REAUTHORIZE_MS = 600_000;
 /** Generous bound on an event that should follow at once. */
 const EVENT_TIMEOUT_MS = 20_000;
-
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  installations?: { id: string; kind: string }[];
-}
 
 let e2e: E2eStack;
 let stack: Stack;
@@ -37,8 +36,6 @@ const owner = `del${Date.now() % 100000}`;
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2edel',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: { extraEnv: { TETHER_SSE_REAUTHORIZE_MS: String(REAUTHORIZE_MS) } },
   });
@@ -85,38 +82,16 @@ it('announces a delete once, ends open streams at once, and announces a discard'
 
 async function scenario(): Promise<void> {
   const alice = e2e.owner;
-  const token = await signToken(JWT_SECRET, owner);
+  const token = await signToken(TEST_JWT_SECRET, owner);
   const edgeId = stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'deleted',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: e2e.projectDir,
-  });
-  const accessId = created.body.data!.id;
+  const installation = await findInstallation(alice, edgeId);
+  const access = { edgeId, installation, project: e2e.projectDir, name: 'deleted' };
+  const accessId = await createAccess(alice, access);
   const start = async (): Promise<string> => {
-    const started = await alice.agent<Snapshot>({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation.id,
-      project: e2e.projectDir,
-    });
-    expect(started.status).toBe('ok');
-    const sessionId = started.session_id!;
+    const { sessionId } = await startOnAccess(alice, { ...access, accessId });
     // The journal exists (and history has it) once the start's first row is stored.
-    const query = `edge_id=${edgeId}&access_id=${accessId}`;
-    const deadline = Date.now() + EVENT_TIMEOUT_MS;
-    for (;;) {
-      const probe = await alice.call('GET', `/api/v1/sessions/${sessionId}/history?${query}`);
-      if (probe.status === 200) return sessionId;
-      expect(probe.status).toBe(404);
-      if (Date.now() > deadline) throw new Error('the session never reached history');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await untilInHistory(alice, sessionId, `edge_id=${edgeId}&access_id=${accessId}`, EVENT_TIMEOUT_MS);
+    return sessionId;
   };
 
   // Deleted while a stream follows it.

@@ -5,19 +5,17 @@
 // and background work (heartbeats) makes traces of its own, never spans in the request's trace.
 // Then each app's /metrics parses and holds the series docs/observability.md lists.
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
+import { type ApiClient, eventually, type Snapshot } from '#test-support';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { EXPECTED_SERIES, type AppName } from '../integration/telemetry/expected-series.js';
 import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
-import { OtlpReceiver, type ReceivedSpan } from '../integration/telemetry/otlp-receiver.js';
+import { OtlpReceiver, type ReceivedSpan, tracesTo } from '../integration/telemetry/otlp-receiver.js';
 import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { eventually, scriptedTurn, type TurnSnapshot } from './scripted-turn.js';
+import { printOutputOnFailure, startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import { scriptedTurn } from './scripted-turn.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 const PROMPT = 'trace this prompt please';
 
 let e2e: E2eStack | undefined;
@@ -33,18 +31,10 @@ beforeAll(async () => {
   const endpoint = await receiver.start();
   e2e = await startE2eStack({
     label: 'e2etrace',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     stack: {
       extraEnv: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'always_on',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-        // Export spans quickly so the suite waits little.
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...tracesTo(endpoint),
         // Every heartbeat traced, so the test can see they stay out of the request's trace.
         TETHER_TRACE_BACKGROUND_RATIO: '1',
         // Ephemeral ops ports, announced in each service's log.
@@ -63,16 +53,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-const failures: string[] = [];
-afterEach(() => {
-  const state = expect.getState();
-  if (state.currentTestName && state.assertionCalls !== state.numPassingAsserts) {
-    failures.push(state.currentTestName);
-  }
-});
-afterAll(() => {
-  if (failures.length > 0) console.log(stack?.output().split('\n').slice(-150).join('\n'));
-});
+printOutputOnFailure(() => stack);
 
 /**
  * History's journal writes of the `send session.*.journal` spans in `spans`: a `process` child
@@ -95,7 +76,7 @@ function journalWrites(spans: ReceivedSpan[]): { write: ReceivedSpan; send: Rece
   return found;
 }
 
-let turn: { sent: TurnSnapshot; finished: TurnSnapshot };
+let turn: { sent: Snapshot; finished: Snapshot };
 
 test('one send is one trace from the HTTP span through router and edge to the history write', async () => {
   turn = await scriptedTurn(client, stack, projectDir, PROMPT);

@@ -5,23 +5,26 @@
 // no second turn) or nobody asks and the router's reconciler settles it from that record. Either
 // way the journal holds the one user message and an `accepted` submission with a receipt.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import type { ApiClient } from '#test-support';
+import {
+  type ApiClient,
+  type Snapshot,
+  sleep,
+  createAccess,
+  findInstallation,
+  startOnAccess,
+} from '#test-support';
 import {
   operationFingerprint,
   type EdgeAgentRequest,
   type HistoryJournalPageReply,
   type JournalSubmissionView,
-  type OperationOutcome,
+  type Installation,
 } from '#contracts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 
 jest.setTimeout(120_000);
 
-const JWT_SECRET = 'e2e-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-edge-secret-0123456789';
 /** The router's edge call gives up this fast; the agent takes longer to accept a turn. */
 const EDGE_RPC_TIMEOUT_MS = 1_000;
 const DISPATCH_DELAY_MS = 2_500;
@@ -30,38 +33,21 @@ const SWEEP_INTERVAL_MS = 2_000;
 const RECONCILE_BACKOFF_MS = 500;
 const CONVERGE_TIMEOUT_MS = 30_000;
 
-interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  installations?: { id: string; kind: string }[];
-  operation?: OperationOutcome;
-}
-
 let e2e: E2eStack;
 let alice: ApiClient;
 let edgeId: string;
 let accessId: string;
+let installation: Installation;
 let query: string;
 const owner = `unconfirmed${Date.now() % 100000}`;
 
 beforeAll(async () => {
   e2e = await startE2eStack({
     label: 'e2eunconfirmed',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          dispatch_delay_ms: DISPATCH_DELAY_MS,
-          rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      dispatch_delay_ms: DISPATCH_DELAY_MS,
+      rules: [{ steps: [{ type: 'reply', text: 'ok.' }] }],
     },
     stack: {
       extraEnv: {
@@ -74,16 +60,8 @@ beforeAll(async () => {
   });
   alice = e2e.owner;
   edgeId = e2e.stack.edge!.id;
-  const discovered = await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  const created = await alice.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'unconfirmed',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation!.id,
-    project: e2e.projectDir,
-  });
-  accessId = created.body.data!.id;
+  installation = await findInstallation(alice, edgeId);
+  accessId = await createAccess(alice, access());
   query = `edge_id=${edgeId}&access_id=${accessId}`;
 });
 
@@ -91,20 +69,10 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const access = () => ({ edgeId, installation, project: e2e.projectDir, name: 'unconfirmed' });
 
 async function startSession(): Promise<string> {
-  const started = await alice.agent<Snapshot>({
-    edge_id: edgeId,
-    action: 'start',
-    access_id: accessId,
-    installation_id: (
-      await alice.agent<Snapshot>({ edge_id: edgeId, action: 'discover' })
-    ).installations!.find((candidate) => candidate.kind === 'scripted')!.id,
-    project: e2e.projectDir,
-  });
-  expect(started.status).toBe('ok');
-  return started.session_id!;
+  return (await startOnAccess(alice, { ...access(), accessId })).sessionId;
 }
 
 function sendRequest(sessionId: string, text: string): EdgeAgentRequest {

@@ -1,24 +1,12 @@
 // A typed client of the edge-agent API for suites that drive a running stack from outside: the
-// snapshot shape they read, starting a session on a saved access, watching a turn to its end,
-// and waiting for a condition. Kept out of `#test-support`'s index like e2e-stack.ts.
-import type { EdgeAgentAction } from '#contracts';
+// snapshot they read, finding an installation, saving an access, starting a session and watching
+// it. It loads no service code, so `#test-support` exports it.
+import type { EdgeAgentAction, EdgeAgentResult, Installation } from '#contracts';
 import type { ApiClient } from './http.js';
+import { sleep } from './polling.js';
 
-/** The parts of an EdgeAgentResult that suites read. */
-export interface Snapshot {
-  status: string;
-  session_id?: string;
-  revision?: number;
-  running?: boolean;
-  closed?: boolean;
-  archived?: boolean;
-  messages?: { role: string; text?: string }[];
-  installations?: { id: string; kind: string }[];
-  sessions?: { session_id: string }[];
-  approvals?: { id: string; kind?: string }[];
-  input_requests?: { id: string }[];
-  history_total?: number;
-}
+/** What POST /api/v1/edge-agents answers in `data`. */
+export type Snapshot = EdgeAgentResult;
 
 export interface StartedSession {
   edgeId: string;
@@ -28,81 +16,160 @@ export interface StartedSession {
   revision: number;
 }
 
-/** Polls `probe` until it returns a value, at most `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-}
-
-/** Discovers the edge's scripted installation, saves an access to `project` and starts a session. */
-export async function startScriptedSession(
+/** The edge's installation of `kind`, from a discover that answered ok. */
+export async function findInstallation(
   client: ApiClient,
   edgeId: string,
-  project: string,
-): Promise<StartedSession> {
+  kind = 'scripted',
+): Promise<Installation> {
   const discovered = await client.agent<Snapshot>({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations?.find((candidate) => candidate.kind === 'scripted');
-  if (!installation) throw new Error(`edge ${edgeId} has no scripted installation`);
+  if (discovered.status !== 'ok') throw new Error(`discover answered ${JSON.stringify(discovered)}`);
+  const installation = discovered.installations?.find((candidate) => candidate.kind === kind);
+  if (!installation) throw new Error(`edge ${edgeId} has no ${kind} installation`);
+  return installation;
+}
+
+export interface AccessFields {
+  edgeId: string;
+  installation: Installation;
+  project: string;
+  /** Default: 'suite'. */
+  name?: string;
+}
+
+/** Saves an access to `project` on the installation and returns its id. */
+export async function createAccess(client: ApiClient, fields: AccessFields): Promise<string> {
   const created = await client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'suite',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project,
+    name: fields.name ?? 'suite',
+    kind: fields.installation.kind,
+    edge_id: fields.edgeId,
+    installation_id: fields.installation.id,
+    project: fields.project,
   });
   if (created.status !== 200 || !created.body.data) {
     throw new Error(`access create answered HTTP ${created.status}: ${JSON.stringify(created.body)}`);
   }
-  const accessId = created.body.data.id;
+  return created.body.data.id;
+}
+
+/** An access saved before. */
+export interface SavedAccess extends AccessFields {
+  accessId: string;
+}
+
+/** Starts a session on a saved access. */
+export async function startOnAccess(client: ApiClient, access: SavedAccess): Promise<StartedSession> {
   const started = await client.agent<Snapshot>({
-    edge_id: edgeId,
+    edge_id: access.edgeId,
     action: 'start',
-    access_id: accessId,
-    installation_id: installation.id,
-    project,
+    access_id: access.accessId,
+    installation_id: access.installation.id,
+    project: access.project,
   });
   if (started.status !== 'ok' || !started.session_id) {
     throw new Error(`start answered ${JSON.stringify(started)}`);
   }
   return {
-    edgeId,
-    accessId,
-    installationId: installation.id,
+    edgeId: access.edgeId,
+    accessId: access.accessId,
+    installationId: access.installation.id,
     sessionId: started.session_id,
     revision: started.revision ?? 0,
   };
 }
 
-/** Watches from `from` until `done` holds for a snapshot; a restarting service is retried. */
+/** Saves an access to `project` on the installation and starts a session on it. */
+export async function openSession(client: ApiClient, fields: AccessFields): Promise<StartedSession> {
+  return startOnAccess(client, { ...fields, accessId: await createAccess(client, fields) });
+}
+
+/** Discovers the edge's installation of `kind` (default scripted), saves an access to `project` and starts a session. */
+export async function startSession(
+  client: ApiClient,
+  edgeId: string,
+  project: string,
+  options: { kind?: string; name?: string } = {},
+): Promise<StartedSession> {
+  const installation = await findInstallation(client, edgeId, options.kind);
+  return openSession(client, { edgeId, installation, project, name: options.name });
+}
+
+/** The fields that name a started session in a request. */
+export function sessionBase(session: StartedSession): {
+  edge_id: string;
+  access_id: string;
+  session_id: string;
+} {
+  return { edge_id: session.edgeId, access_id: session.accessId, session_id: session.sessionId };
+}
+
+export interface WatchOptions {
+  /** Fail after this long, naming `what`; default: bounded by the test's own timeout. */
+  timeoutMs?: number;
+  what?: string;
+  /**
+   * Retry HTTP errors and `unavailable` answers, as a client does while a service restarts.
+   * Default: an HTTP error fails the watch.
+   */
+  tolerateRestarts?: boolean;
+}
+
+/** Watches from `from` until `done` holds for a snapshot (an `unavailable` one is retried). */
 export async function watchUntil(
   client: ApiClient,
   base: Record<string, unknown>,
   from: number,
   done: (snapshot: Snapshot) => boolean,
+  options: WatchOptions = {},
 ): Promise<Snapshot> {
+  const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
   let cursor = from;
   for (;;) {
-    const reply = await client.call<Snapshot>('POST', '/api/v1/edge-agents', {
-      ...base,
-      action: 'watch',
-      cursor: String(cursor),
-    });
-    const snapshot = reply.body.data;
-    if (reply.status !== 200 || !snapshot || snapshot.status === 'unavailable') {
-      await new Promise((resume) => setTimeout(resume, 200));
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${options.what ?? 'the watched condition'} did not happen within ${options.timeoutMs} ms`,
+      );
+    }
+    const snapshot = await watchOnce(client, base, cursor, options.tolerateRestarts ?? false);
+    if (!snapshot || snapshot.status === 'unavailable') {
+      await sleep(200);
       continue;
     }
     if (done(snapshot)) return snapshot;
     cursor = snapshot.revision ?? cursor;
+  }
+}
+
+/** Watches until the turn has finished: idle at a revision past `from`. */
+export function watchUntilIdle(
+  client: ApiClient,
+  base: Record<string, unknown>,
+  from: number,
+  options: WatchOptions = {},
+): Promise<Snapshot> {
+  return watchUntil(
+    client,
+    base,
+    from,
+    (snapshot) => !snapshot.running && (snapshot.revision ?? 0) > from,
+    options,
+  );
+}
+
+/** One watch; undefined when it failed while a service restarted and that is tolerated. */
+async function watchOnce(
+  client: ApiClient,
+  base: Record<string, unknown>,
+  cursor: number,
+  tolerateRestarts: boolean,
+): Promise<Snapshot | undefined> {
+  const request = { ...base, action: 'watch', cursor: String(cursor) };
+  if (!tolerateRestarts) return client.agent<Snapshot>(request);
+  try {
+    return await client.agent<Snapshot>(request);
+  } catch {
+    // A restarting service refuses the connection or answers 5xx for a moment; a client retries.
+    return undefined;
   }
 }
 

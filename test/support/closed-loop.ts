@@ -11,6 +11,7 @@ import {
   type JournalSnapshot,
 } from '#contracts';
 import type { ApiClient } from './http.js';
+import { sleep } from './polling.js';
 
 /** The parts of an EdgeAgentResult a load client reads. */
 export interface LoadSnapshot {
@@ -60,8 +61,6 @@ export interface LoadClientOptions {
 
 const RENEW_BACKOFF_MAX_MS = 3_000;
 const newOperationId = () => `${Date.now()}-${randomBytes(16).toString('hex')}`;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the contract tells a client after this answer (docs/reliability.md, "What a client does"). */
 export function judge(

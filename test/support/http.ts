@@ -1,5 +1,5 @@
 // Small HTTP helpers for suites that drive the api from outside.
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { SignJWT } from 'jose';
 
 export const ALL_PERMISSIONS = ['ai.access.use', 'connectors:update', 'files.read', 'files.upload'];
@@ -29,6 +29,18 @@ export async function freePort(): Promise<number> {
         else reject(new Error('no port'));
       });
     });
+  });
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` now. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './http.js';
+import { sleep } from './polling.js';
 
 export interface NatsCluster {
   /** One client URL per node. */
@@ -54,8 +55,6 @@ async function clusterPorts(): Promise<{ client: number[]; route: number[] }> {
   }
   return { client, route };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once JetStream can place a 3-replica stream: the meta leader is elected, every node is in. */
 async function waitForJetStream(url: string, output: () => string): Promise<void> {

@@ -4,11 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Subjects } from '#contracts';
 import { createDeployment, type NatsDeployment } from '#nats-auth';
+import { portOpen } from './http.js';
+import { waitUntil } from './polling.js';
 
 /** The server starts in well under a second; a loaded CI box gets far more. */
 const START_TIMEOUT_MS = 30_000;
@@ -24,25 +25,16 @@ export interface OperatorNats {
   stop(): Promise<void>;
 }
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
-
 async function waitForPort(port: number, server: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
+  const listening = async () => {
     if (server.exitCode !== null) throw new Error(`nats-server exited:\n${output()}`);
-    if (await portOpen(port)) return;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`nats-server did not listen on ${port}:\n${output()}`);
+    return portOpen(port);
+  };
+  await waitUntil(listening, `nats-server listening on ${port}`, {
+    timeoutMs: START_TIMEOUT_MS,
+    intervalMs: 100,
+    detail: output,
+  });
 }
 
 /**

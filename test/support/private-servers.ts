@@ -5,11 +5,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { portOpen } from './http.js';
+import { waitUntil } from './polling.js';
 
 const run = promisify(execFile);
 const BOOT_TIMEOUT_MS = 30_000;
@@ -17,20 +18,10 @@ const POLL_MS = 100;
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
 export async function waitForPort(port: number, timeoutMs = BOOT_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`Nothing listened on port ${port} within ${timeoutMs} ms.`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  await waitUntil(() => portOpen(port), `something listening on port ${port}`, {
+    timeoutMs,
+    intervalMs: POLL_MS,
+  });
 }
 
 /** One server process this suite spawns, restartable on the same port. */

@@ -3,7 +3,8 @@
 // suite that starts it stops it in afterAll (every process killed, the directory removed).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { RedisProcesses, cli, ephemeralArgs, infoFields, waitFor } from './redis-processes.js';
+import { POLL_MS, RedisProcesses, cli, ephemeralArgs, infoFields } from './redis-processes.js';
+import { waitUntil } from './polling.js';
 
 const run = promisify(execFile);
 
@@ -92,10 +93,10 @@ export async function startRedisCluster(basePort = 7100): Promise<RedisClusterHa
       ],
       { timeout: READY_TIMEOUT_MS },
     );
-    await waitFor(
+    await waitUntil(
       async () => (await Promise.all(ports.map(clusterOk))).every(Boolean) && (await replicasSynced(ports)),
-      READY_TIMEOUT_MS,
       'cluster_state:ok on every node',
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: POLL_MS },
     );
   } catch (error) {
     await processes.stop();
@@ -114,15 +115,15 @@ export async function startRedisCluster(basePort = 7100): Promise<RedisClusterHa
       return master.port;
     },
     async waitForFailover() {
-      await waitFor(
+      await waitUntil(
         async () => {
           const alive = [...live];
           if (!(await Promise.all(alive.map(clusterOk))).every(Boolean)) return false;
           const view = await clusterNodes(alive[0]!);
           return view.every((node) => !(node.master && node.hasSlots && !live.has(node.port)));
         },
-        FAILOVER_TIMEOUT_MS,
         'a replica to take over the killed master',
+        { timeoutMs: FAILOVER_TIMEOUT_MS, intervalMs: POLL_MS },
       );
     },
     stop: () => processes.stop(),

@@ -5,9 +5,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { waitUntil } from './polling.js';
 
 const run = promisify(execFile);
-const POLL_MS = 100;
+/** Redis processes answer within milliseconds: their waits ask often. */
+export const POLL_MS = 100;
 
 export class RedisProcesses {
   readonly dir: string;
@@ -33,7 +35,10 @@ export class RedisProcesses {
     );
     exited.catch(() => undefined);
     await Promise.race([
-      waitFor(async () => (await cli(port, 'PING')) === 'PONG', bootMs, `PING on ${port}`),
+      waitUntil(async () => (await cli(port, 'PING')) === 'PONG', `PING on ${port}`, {
+        timeoutMs: bootMs,
+        intervalMs: POLL_MS,
+      }),
       exited,
     ]);
   }
@@ -70,15 +75,6 @@ export async function cli(port: number, ...args: string[]): Promise<string> {
     return stdout.trim();
   } catch {
     return '';
-  }
-}
-
-/** Polls `check` until it holds; throws naming `what` after `boundMs`. */
-export async function waitFor(check: () => Promise<boolean>, boundMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${boundMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

@@ -2,7 +2,8 @@
 // sentinels (quorum 2) watching them. The suite that starts it stops it in afterAll.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RedisProcesses, cli, ephemeralArgs, infoFields, waitFor } from './redis-processes.js';
+import { POLL_MS, RedisProcesses, cli, ephemeralArgs, infoFields } from './redis-processes.js';
+import { waitUntil } from './polling.js';
 
 export const SENTINEL_MASTER_NAME = 'tethermain';
 const QUORUM = 2;
@@ -86,11 +87,11 @@ export async function startRedisSentinel(
       '127.0.0.1',
       String(masterPortNumber),
     ]);
-    await waitFor(
+    await waitUntil(
       async () =>
         infoFields(await cli(replicaPort, 'INFO', 'replication')).get('master_link_status') === 'up',
-      READY_TIMEOUT_MS,
       'the replica to sync',
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: POLL_MS },
     );
     for (const port of sentinelPorts) {
       // Sentinel rewrites its configuration file (it records what it learns), so each gets its own.
@@ -110,13 +111,13 @@ export async function startRedisSentinel(
       );
       await processes.start(port, [conf, '--sentinel']);
     }
-    await waitFor(
+    await waitUntil(
       async () =>
         (await Promise.all(sentinelPorts.map((port) => sentinelReady(port, sentinelPorts.length)))).every(
           Boolean,
         ),
-      READY_TIMEOUT_MS,
       'every sentinel to know the replica and the other sentinels',
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: POLL_MS },
     );
   } catch (error) {
     await processes.stop();
@@ -136,7 +137,7 @@ export async function startRedisSentinel(
       return port;
     },
     async waitForFailover() {
-      await waitFor(
+      await waitUntil(
         async () => {
           const ports = await Promise.all(sentinelPorts.map(masterPort));
           const port = ports[0];
@@ -146,8 +147,8 @@ export async function startRedisSentinel(
             infoFields(await cli(port, 'INFO', 'replication')).get('role') === 'master'
           );
         },
-        PROMOTION_TIMEOUT_MS,
         'the sentinels to promote the replica',
+        { timeoutMs: PROMOTION_TIMEOUT_MS, intervalMs: POLL_MS },
       );
     },
     stop: () => processes.stop(),

@@ -19,6 +19,8 @@ export type { NatsOutcome, NatsCallKind, TurnTimingMs, GaugeRead } from './metri
 export { STANDARD_METRIC, recordMessagingSend, recordMessagingProcess } from './standard-metrics.js';
 export { LATENCY_BUCKETS_S } from './buckets.js';
 export { traceBackground } from './background.js';
+export { PeriodicTask } from './periodic-task.js';
+export type { PeriodicTaskOptions } from './periodic-task.js';
 export { TurnTrace, TURN_ATTR } from './turn-trace.js';
 export {
   readiness,
@@ -31,6 +33,7 @@ export {
 export type { ReadinessCheck, ReadinessReport, NatsProbeTarget } from './health.js';
 export { startOpsServer, opsResponse } from './ops-server.js';
 export type { OpsServer, OpsServerOptions } from './ops-server.js';
+export { skipTracingWhen } from './untraced.js';
 export { instrumentApiHttp, noteHttpAction, noteRequestService, ACTION_ATTR } from './http-metrics.js';
 export type { FastifyLike } from './http-metrics.js';
 export {

@@ -17,15 +17,12 @@ import {
 import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
 import { AlwaysOffSampler } from '@opentelemetry/sdk-trace';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
-import type { IncomingMessage } from 'node:http';
 import { LATENCY_BUCKETS_S } from './buckets.js';
 import { loadTelemetryConfig } from './config.js';
 import { defaultServiceName } from './service-name.js';
 import { setMetricsReader } from './reader.js';
+import { untraced } from './untraced.js';
 import { registerProcessMetrics } from './standard-metrics.js';
-
-/** Paths that are scraped or probed every few seconds: tracing them would only add noise. */
-const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
 /**
  * Prisma's own spans that duplicate the pg instrumentation's one span per statement
@@ -46,12 +43,6 @@ let sdk: NodeSDK | undefined;
 /** What a Redis span records of a command: its name, never its keys or arguments. */
 export function redisStatement(command: string): string {
   return command;
-}
-
-function untraced(request: IncomingMessage): boolean {
-  const url = request.url ?? '';
-  const query = url.indexOf('?');
-  return UNTRACED_PATHS.has(query < 0 ? url : url.slice(0, query));
 }
 
 /** The version of the Tether build running (the root package.json), for `service.version`. */

@@ -7,11 +7,10 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Subjects, type AgentAccess, type RequestName } from '#contracts';
 import { decodeJson, encodeJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { testServices, uniqueNamespace, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
 import type { ApiConfig, JwtKeySource } from '../../../apps/api/src/config.js';
 
-export const SECRET = 'integration-test-secret-0123456789';
 export const ALL_PERMISSIONS = ['ai.access.use', 'connectors:update', 'files.read', 'files.upload'];
 
 export const ALICE = 'alice';
@@ -54,7 +53,7 @@ export async function token(
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + (options.expiresIn ?? 300));
   if (sub !== undefined) jwt.setSubject(sub);
-  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+  return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_JWT_SECRET));
 }
 
 type Handler = (payload: Record<string, unknown>) => unknown;
@@ -182,7 +181,7 @@ export interface Harness {
 /** The api listening on 127.0.0.1:<random>, its stand-ins serving every subject it uses. */
 export async function startApi(
   label: string,
-  key: JwtKeySource = { kind: 'secret', secret: SECRET },
+  key: JwtKeySource = { kind: 'secret', secret: TEST_JWT_SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
   overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'limits' | 'console'>> = {},
 ): Promise<Harness> {

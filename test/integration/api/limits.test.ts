@@ -3,7 +3,9 @@
 // likewise; concurrent watches are bounded per user and per edge and free again when they end.
 // Refusals cost nothing downstream: the stand-ins see no call for them.
 import { jest } from '@jest/globals';
+import type { IncomingMessage } from 'node:http';
 import type { UserLimitsConfig } from '../../../apps/api/src/config.js';
+import { untraced } from '../../../libs/telemetry/src/untraced.js';
 import {
   ACCESS,
   ALICE,
@@ -78,6 +80,15 @@ describe('refusing early', () => {
     expect(api.standIns.received('historyConnectorList')).toHaveLength(5);
     // The rate covers authenticated routes only: the OpenAPI document is still served.
     expect((await call(api, 'GET', '/api/v1/openapi.json', { token: alice })).status).toBe(200);
+
+    // What the early hook refuses is not traced either (a flood costs no instrumented request);
+    // a caller within its rate, or one the api has not verified yet, is.
+    const incoming = (url: string, bearer: string) =>
+      ({ url, headers: { authorization: `Bearer ${bearer}` } }) as IncomingMessage;
+    expect(untraced(incoming('/api/v1/edge-agents/connectors', alice))).toBe(true);
+    expect(untraced(incoming('/api/v1/edge-agents/connectors', await token(BOB)))).toBe(false);
+    expect(untraced(incoming('/api/v1/openapi.json', alice))).toBe(false);
+    expect(untraced(incoming('/readyz', alice))).toBe(true);
   });
 });
 

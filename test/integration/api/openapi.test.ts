@@ -16,10 +16,9 @@ import {
   validateEdgeAgentRequest,
   type EdgeAgentAction,
 } from '#contracts';
-import { testServices, uniqueNamespace } from '#test-support';
+import { testServices, uniqueNamespace, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
 import type { ApiConfig } from '../../../apps/api/src/config.js';
-import { SECRET } from './harness.js';
 
 type Json = { [key: string]: unknown };
 
@@ -137,7 +136,7 @@ beforeAll(async () => {
     namespace,
     logLevel: 'error',
     http: { host: '127.0.0.1', port: 0 },
-    jwt: { key: { kind: 'secret', secret: SECRET } },
+    jwt: { key: { kind: 'secret', secret: TEST_JWT_SECRET } },
   };
   app = await createApiApp({ config, nc, subjects: new Subjects(namespace) });
   // Routes are registered when the app initialises, so the hook sees every one of them.

@@ -3,26 +3,21 @@
 // stands in for the router's session-update subject. Every test boots its own edge with its own
 // data (and so Claude Code state) directory, project and provider.
 import { jest } from '@jest/globals';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  Limits,
-  Subjects,
-  type EdgeAgentRequest,
-  type EdgeAgentResult,
-  type EdgeAgentRPCRequest,
-  type ResumeState,
-  type SessionUpdate,
-} from '#contracts';
-import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type EdgeAgentResult, type ResumeState } from '#contracts';
+import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
 import { claudeBinary, claudeEdgeEnv, WAIT_MS } from './claude-harness.js';
+import {
+  AgentEdgeBus,
+  killAgentsIn,
+  childrenIn,
+  expectOrderedTiming,
+  lastAssistant,
+} from '../edge/edge-bus.js';
 
 jest.setTimeout(120_000);
 
@@ -32,49 +27,11 @@ const ACTOR = '7';
 const ACCESS = 'd'.repeat(32);
 const MiB = 1024 * 1024;
 
-let nc: NatsConnection;
-let subjects: Subjects;
-let natsUrl: string;
-let responder: Subscription;
-/** Every session update the edge sent, acked, in arrival order. */
-const updates: SessionUpdate[] = [];
+const bus = new AgentEdgeBus(EDGE_ID, 'claudeedge', ACCESS, ACTOR);
+const updates = bus.updates;
 
-beforeAll(async () => {
-  const services = await testServices();
-  natsUrl = services.natsUrl;
-  subjects = new Subjects(uniqueNamespace('claudeedge'));
-  nc = await connectNats({ servers: natsUrl, name: 'claude-edge-test' });
-  responder = nc.subscribe(subjects.sessionUpdateWildcard, {
-    callback: (_error, msg) => {
-      updates.push(decodeJson<SessionUpdate>(msg.data));
-      msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));
-    },
-  });
-  await nc.flush();
-});
-
-afterAll(async () => {
-  responder?.unsubscribe();
-  await nc?.drain();
-});
-
-/** Children of this process whose working directory is under `dir` (the CLIs it launched). */
-function childrenIn(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cwd = realpathSync(`/proc/${entry}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
+beforeAll(() => bus.open());
+afterAll(() => bus.close());
 
 interface Case {
   base: string;
@@ -86,36 +43,17 @@ interface Case {
 
 let current: Case;
 
-async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
-  const edge = await startEdge(
-    loadEdgeConfig({
-      TETHER_NATS_URL: natsUrl,
-      TETHER_NAMESPACE: subjects.namespace,
-      TETHER_LOG_LEVEL: 'error',
-      TETHER_EDGE_ID: EDGE_ID,
+function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
+  return bus.start(
+    {
       TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'claude',
       TETHER_EDGE_DATA_DIR: c.dataDir,
-      // CI runs as root; the root refusal itself is tested in the driver suite.
-      TETHER_EDGE_ALLOW_ROOT: 'true',
       TETHER_CLAUDE_PATH: claudeBinary(),
       ...claudeEdgeEnv(c.provider, path.join(c.base, 'home')),
-    }),
+    },
+    WAIT_MS,
   );
-  // The RPC subscription reaches the server asynchronously: wait until the edge answers.
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      await rpc({ action: 'sessions', access_id: ACCESS }, {}, 1_000);
-      return edge;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await edge.close();
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 beforeEach(async () => {
@@ -129,29 +67,12 @@ beforeEach(async () => {
 afterEach(async () => {
   const c = current;
   await c.edge.close();
-  // Nothing may outlive the test: kill the group of any CLI the edge left behind.
-  for (const pid of childrenIn(c.base)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  killAgentsIn(c.base);
   await c.provider.stop();
   await rm(c.base, { recursive: true, force: true });
 });
 
-const rpc = (
-  request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-  envelope: Partial<EdgeAgentRPCRequest> = {},
-  timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
-): Promise<EdgeAgentResult> =>
-  requestJson<EdgeAgentResult>(
-    nc,
-    subjects.edgeRpc(EDGE_ID),
-    { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
-    { timeoutMs },
-  );
+const rpc = bus.rpc.bind(bus);
 
 /** The explicit claude binary, as the edge discovered it. */
 async function installationId(): Promise<string> {
@@ -174,45 +95,24 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
   return started;
 }
 
-const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+const on = (sessionId: string) => bus.on(sessionId);
 
 /** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
-async function watchUntil(
-  sessionId: string,
-  done: (snapshot: EdgeAgentResult) => boolean,
-  what: string,
-): Promise<EdgeAgentResult> {
-  const deadline = Date.now() + WAIT_MS;
-  let snapshot = await rpc({ action: 'poll', ...on(sessionId) });
-  while (!done(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-    snapshot = await rpc({ action: 'watch', ...on(sessionId), cursor: String(snapshot.revision) });
-  }
-  return snapshot;
-}
+const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
+  bus.watchUntil(sessionId, done, what, WAIT_MS);
 
 /** Until the turn is over; every finished turn must carry ordered timing. */
 async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
-  const idle = await watchUntil(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
-  const timing = idle.turn_timing;
-  expect(timing).toEqual({
-    dispatch_ms: expect.any(Number),
-    first_reply_ms: expect.any(Number),
-    finished_ms: expect.any(Number),
-  });
-  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
-  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+  const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+  expectOrderedTiming(idle);
   return idle;
 }
 
 async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await rpc({ action: 'send', ...on(sessionId), text });
+  const sent = await bus.send(sessionId, text);
   expect(sent).toMatchObject({ status: 'ok', running: true });
   return sent;
 }
-
-const lastAssistant = (snapshot: EdgeAgentResult): string =>
-  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
 
 describe('edge connector driving the real Claude Code CLI', () => {
   it('streams a reply, then lists the models and switches to one for the next turn', async () => {
@@ -267,7 +167,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'make approved.txt');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({
       kind: 'command',
@@ -298,7 +198,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     });
 
     await send(id!, 'make declined.txt');
-    const again = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
+    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
     const refused = await rpc({
       action: 'approve',
       ...on(id!),
@@ -334,7 +234,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'ask me');
-    const asking = await watchUntil(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
     const input = asking.input_requests![0]!;
     expect(input.questions).toEqual([
       {
@@ -382,7 +282,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'take your time');
-    await watchUntil(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
     expect((await rpc({ action: 'interrupt', ...on(id!) })).status).toBe('ok');
     const done = await untilIdle(id!);
     expect(done.status).toBe('ok');
@@ -393,7 +293,12 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('refuses attachments and permissions for Claude Code, as the reference does', async () => {
     const { session_id: id } = await start();
-    const attached = await rpc({ action: 'send', ...on(id!), text: 'see this', attachments: ['notes.txt'] });
+    const attached = await rpc({
+      action: 'send',
+      ...on(id!),
+      text: 'see this',
+      attachments: ['notes.txt'],
+    });
     expect(attached.status).toBe('upgrade_required');
     expect((await rpc({ action: 'poll', ...on(id!) })).messages ?? []).toEqual([]);
     expect(
@@ -462,12 +367,12 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const survivor = (await start(otherProject)).session_id!;
 
     await send(doomed, 'long task');
-    await watchUntil(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
     const [pid] = childrenIn(current.project);
     expect(pid).toEqual(expect.any(Number));
     process.kill(pid!, 'SIGKILL');
 
-    const closed = await watchUntil(doomed, (s) => Boolean(s.closed), 'the session to close');
+    const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     expect(closed.turn_timing?.finished_ms ?? null).toBeNull();
@@ -484,7 +389,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     current.provider.script({ kind: 'text', text: 'x'.repeat(3 * MiB), chunkChars: 3 * MiB });
     const { session_id: flooded } = await start();
     await send(flooded!, 'flood');
-    const closed = await watchUntil(flooded!, (s) => Boolean(s.closed), 'the flooded session to close');
+    const closed = await watch(flooded!, (s) => Boolean(s.closed), 'the flooded session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     // The CLI that broke the protocol is killed, not left running.

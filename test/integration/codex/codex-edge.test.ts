@@ -3,24 +3,12 @@
 // responder stands in for the router's session-update subject. Every test boots its own edge with
 // its own CODEX_HOME, project, data directory and provider.
 import { jest } from '@jest/globals';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  Limits,
-  Subjects,
-  type EdgeAgentRequest,
-  type EdgeAgentResult,
-  type EdgeAgentRPCRequest,
-  type ResumeState,
-  type SessionUpdate,
-} from '#contracts';
-import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type EdgeAgentResult, type ResumeState } from '#contracts';
+import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import {
   FAKE_API_KEY_ENV,
   FAKE_MODEL,
@@ -29,6 +17,13 @@ import {
   type FakeProvider,
 } from '../../support/fake-provider/index.js';
 import { codexBinary, WAIT_MS } from './codex-harness.js';
+import {
+  AgentEdgeBus,
+  killAgentsIn,
+  childrenIn,
+  expectOrderedTiming,
+  lastAssistant,
+} from '../edge/edge-bus.js';
 
 jest.setTimeout(60_000);
 
@@ -37,49 +32,11 @@ const EDGE_TOKEN = 'codex-edge-token-for-tests';
 const ACTOR = '7';
 const ACCESS = 'c'.repeat(32);
 
-let nc: NatsConnection;
-let subjects: Subjects;
-let natsUrl: string;
-let responder: Subscription;
-/** Every session update the edge sent, acked, in arrival order. */
-const updates: SessionUpdate[] = [];
+const bus = new AgentEdgeBus(EDGE_ID, 'codexedge', ACCESS, ACTOR);
+const updates = bus.updates;
 
-beforeAll(async () => {
-  const services = await testServices();
-  natsUrl = services.natsUrl;
-  subjects = new Subjects(uniqueNamespace('codexedge'));
-  nc = await connectNats({ servers: natsUrl, name: 'codex-edge-test' });
-  responder = nc.subscribe(subjects.sessionUpdateWildcard, {
-    callback: (_error, msg) => {
-      updates.push(decodeJson<SessionUpdate>(msg.data));
-      msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));
-    },
-  });
-  await nc.flush();
-});
-
-afterAll(async () => {
-  responder?.unsubscribe();
-  await nc?.drain();
-});
-
-/** Children of this process whose working directory is under `dir` (the app-servers it launched). */
-function childrenIn(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cwd = realpathSync(`/proc/${entry}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
+beforeAll(() => bus.open());
+afterAll(() => bus.close());
 
 interface Case {
   base: string;
@@ -92,19 +49,13 @@ interface Case {
 
 let current: Case;
 
-async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
+function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
   const proxy = `http://127.0.0.1:${c.provider.port}`;
-  const edge = await startEdge(
-    loadEdgeConfig({
-      TETHER_NATS_URL: natsUrl,
-      TETHER_NAMESPACE: subjects.namespace,
-      TETHER_LOG_LEVEL: 'error',
-      TETHER_EDGE_ID: EDGE_ID,
+  return bus.start(
+    {
       TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'codex',
       TETHER_EDGE_DATA_DIR: c.dataDir,
-      // CI runs as root; the root refusal itself is tested in the driver suite.
-      TETHER_EDGE_ALLOW_ROOT: 'true',
       TETHER_CODEX_PATH: codexBinary(),
       TETHER_CODEX_HOME: c.codexHome,
       TETHER_CODEX_ENV_ALLOW: FAKE_API_KEY_ENV,
@@ -116,22 +67,9 @@ async function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
       HTTPS_PROXY: proxy,
       HTTP_PROXY: proxy,
       NO_PROXY: '127.0.0.1,localhost',
-    }),
+    },
+    WAIT_MS,
   );
-  // The RPC subscription reaches the server asynchronously: wait until the edge answers.
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      await rpc({ action: 'sessions', access_id: ACCESS }, {}, 1_000);
-      return edge;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await edge.close();
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 beforeEach(async () => {
@@ -152,29 +90,12 @@ beforeEach(async () => {
 afterEach(async () => {
   const c = current;
   await c.edge.close();
-  // Nothing may outlive the test: kill the group of any app-server the edge left behind.
-  for (const pid of childrenIn(c.base)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  killAgentsIn(c.base);
   await c.provider.stop();
   await rm(c.base, { recursive: true, force: true });
 });
 
-const rpc = (
-  request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-  envelope: Partial<EdgeAgentRPCRequest> = {},
-  timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
-): Promise<EdgeAgentResult> =>
-  requestJson<EdgeAgentResult>(
-    nc,
-    subjects.edgeRpc(EDGE_ID),
-    { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
-    { timeoutMs },
-  );
+const rpc = bus.rpc.bind(bus);
 
 /** The explicit codex binary, as the edge discovered it. */
 async function installationId(): Promise<string> {
@@ -195,45 +116,24 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
   return started;
 }
 
-const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+const on = (sessionId: string) => bus.on(sessionId);
 
 /** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
-async function watchUntil(
-  sessionId: string,
-  done: (snapshot: EdgeAgentResult) => boolean,
-  what: string,
-): Promise<EdgeAgentResult> {
-  const deadline = Date.now() + WAIT_MS;
-  let snapshot = await rpc({ action: 'poll', ...on(sessionId) });
-  while (!done(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
-    snapshot = await rpc({ action: 'watch', ...on(sessionId), cursor: String(snapshot.revision) });
-  }
-  return snapshot;
-}
+const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
+  bus.watchUntil(sessionId, done, what, WAIT_MS);
 
 /** Until the turn is over; every finished turn must carry ordered timing. */
 async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
-  const idle = await watchUntil(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
-  const timing = idle.turn_timing;
-  expect(timing).toEqual({
-    dispatch_ms: expect.any(Number),
-    first_reply_ms: expect.any(Number),
-    finished_ms: expect.any(Number),
-  });
-  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
-  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+  const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+  expectOrderedTiming(idle);
   return idle;
 }
 
 async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await rpc({ action: 'send', ...on(sessionId), text });
+  const sent = await bus.send(sessionId, text);
   expect(sent).toMatchObject({ status: 'ok', running: true });
   return sent;
 }
-
-const lastAssistant = (snapshot: EdgeAgentResult): string =>
-  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
 
 describe('edge connector driving the real Codex CLI', () => {
   it('streams a reply, then lists the models and selects one for the next turn', async () => {
@@ -284,7 +184,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'write approved.txt');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({ kind: 'command', directory: current.project, reason: 'Write it?' });
     expect(approval.command).toContain('echo approved');
@@ -310,7 +210,7 @@ describe('edge connector driving the real Codex CLI', () => {
     });
 
     await send(id!, 'write declined.txt');
-    const again = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
+    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
     const refused = await rpc({
       action: 'approve',
       ...on(id!),
@@ -336,7 +236,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'patch it');
-    const asking = await watchUntil(id!, (s) => (s.approvals ?? []).length > 0, 'a file-change approval');
+    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a file-change approval');
     const approval = asking.approvals![0]!;
     expect(approval).toMatchObject({ kind: 'file_change', directory: current.project });
     expect(approval.changes).toEqual([
@@ -374,7 +274,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'ask me');
-    const asking = await watchUntil(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
     const input = asking.input_requests![0]!;
     expect(input.questions).toEqual([
       expect.objectContaining({
@@ -408,7 +308,7 @@ describe('edge connector driving the real Codex CLI', () => {
     const { session_id: id } = await start();
 
     await send(id!, 'take your time');
-    await watchUntil(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
     const interrupted = await rpc({ action: 'interrupt', ...on(id!) });
     expect(interrupted.status).toBe('ok');
     const done = await untilIdle(id!);
@@ -504,12 +404,12 @@ describe('edge connector driving the real Codex CLI', () => {
     const survivor = (await start(otherProject)).session_id!;
 
     await send(doomed, 'long task');
-    await watchUntil(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+    await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
     const [pid] = childrenIn(current.project);
     expect(pid).toEqual(expect.any(Number));
     process.kill(pid!, 'SIGKILL');
 
-    const closed = await watchUntil(doomed, (s) => Boolean(s.closed), 'the session to close');
+    const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
     expect(closed.status).toBe('session_closed');
     expect(closed.running).toBeFalsy();
     expect(closed.turn_timing?.finished_ms ?? null).toBeNull();

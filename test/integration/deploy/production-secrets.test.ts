@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { jest } from '@jest/globals';
 import { edgeToken } from '#contracts';
+import { DEV_EDGE_SECRET, DEV_JWT_SECRET } from '#test-support';
 
 const DIST = resolve(process.cwd(), 'dist/apps');
 /** A cold start of a service on a loaded 2-core box: module loading alone can take seconds. */
@@ -57,15 +58,10 @@ const EDGE = 'edge-connector/src/main.js';
 
 const cases: [string, string, string, Record<string, string>][] = [
   // [service, the variable the refusal must name, entry, environment]
-  ['api', 'TETHER_JWT_SECRET', API, { TETHER_JWT_SECRET: 'tether-dev-secret-change-me' }],
+  ['api', 'TETHER_JWT_SECRET', API, { TETHER_JWT_SECRET: DEV_JWT_SECRET }],
   ['api', 'TETHER_JWT_SECRET', API, { TETHER_JWT_SECRET: '' }],
   ['api', 'TETHER_JWT_SECRET', API, { TETHER_JWT_SECRET: 'sixteen-chars-ok' }],
-  [
-    'session-router',
-    'TETHER_EDGE_SECRET',
-    ROUTER,
-    { ...JOURNAL, TETHER_EDGE_SECRET: 'tether-dev-edge-secret-change-me' },
-  ],
+  ['session-router', 'TETHER_EDGE_SECRET', ROUTER, { ...JOURNAL, TETHER_EDGE_SECRET: DEV_EDGE_SECRET }],
   ['session-router', 'TETHER_EDGE_SECRET', ROUTER, { ...JOURNAL }],
   [
     'session-router',
@@ -93,7 +89,7 @@ const cases: [string, string, string, Record<string, string>][] = [
     'edge-connector',
     'TETHER_EDGE_TOKEN',
     EDGE,
-    { TETHER_EDGE_ID: EDGE_ID, TETHER_EDGE_TOKEN: edgeToken('tether-dev-edge-secret-change-me', EDGE_ID) },
+    { TETHER_EDGE_ID: EDGE_ID, TETHER_EDGE_TOKEN: edgeToken(DEV_EDGE_SECRET, EDGE_ID) },
   ],
   ['edge-connector', 'TETHER_EDGE_TOKEN', EDGE, { TETHER_EDGE_ID: EDGE_ID }],
 ];

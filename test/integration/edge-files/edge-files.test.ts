@@ -18,20 +18,17 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   Limits,
-  Subjects,
   type AgentFileOperation,
   type EdgeAgentRequest,
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
 } from '#contracts';
-import { connectNats, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { pollUntil } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { AgentEdgeBus, type EdgeRequest } from '../edge/edge-bus.js';
 
 const EDGE_ID = '4343';
 const ACTOR = '7';
@@ -65,30 +62,16 @@ function tree(dir: string): string[] {
 }
 
 describe('edge files over NATS', () => {
-  let nc: NatsConnection;
-  let subjects: Subjects;
+  const bus = new AgentEdgeBus(EDGE_ID, 'edgefiles', ACCESS, ACTOR);
   let edge: RunningEdge;
   let base: string;
   let project: string;
   let outside: string;
   let dataDir: string;
-  let responder: Subscription;
   let session: string;
 
   beforeAll(async () => {
-    const services = await testServices();
-    const namespace = uniqueNamespace('edgefiles');
-    subjects = new Subjects(namespace);
-    nc = await connectNats({ servers: services.natsUrl, name: 'edge-files-test' });
-    // The router's session-update subject: ack everything.
-    let sequence = 0;
-    responder = nc.subscribe(subjects.sessionUpdateWildcard, {
-      callback: (_error, msg) => {
-        sequence += 1;
-        msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence, duplicate: false }));
-      },
-    });
-    await nc.flush();
+    await bus.open();
     base = realpathSync(mkdtempSync(join(tmpdir(), 'edge-files-')));
     project = join(base, 'project');
     outside = join(base, 'outside');
@@ -98,38 +81,25 @@ describe('edge files over NATS', () => {
     writeFileSync(join(outside, 'secret.txt'), 'outside secret');
     const scriptPath = join(base, 'script.json');
     writeFileSync(scriptPath, JSON.stringify(script));
-    edge = await startEdge(
-      loadEdgeConfig({
-        TETHER_NATS_URL: services.natsUrl,
-        TETHER_NAMESPACE: namespace,
-        TETHER_LOG_LEVEL: 'error',
-        TETHER_EDGE_ID: EDGE_ID,
+    edge = await bus.start(
+      {
         TETHER_EDGE_TOKEN: 'edge-files-token',
         TETHER_SCRIPTED_SCRIPT: scriptPath,
         TETHER_EDGE_DATA_DIR: dataDir,
-        TETHER_EDGE_ALLOW_ROOT: 'true',
-      }),
+      },
+      30_000,
     );
     session = await start();
   });
 
   afterAll(async () => {
     await edge?.close();
-    responder?.unsubscribe();
-    await nc?.drain();
+    await bus.close();
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  const rpc = (
-    request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-    envelope: Partial<EdgeAgentRPCRequest> = {},
-  ): Promise<EdgeAgentResult> =>
-    requestJson<EdgeAgentResult>(
-      nc,
-      subjects.edgeRpc(EDGE_ID),
-      { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
-      { timeoutMs: Limits.ROUTER_EDGE_RPC_TIMEOUT_MS },
-    );
+  const rpc = (request: EdgeRequest, envelope: Partial<EdgeAgentRPCRequest> = {}) =>
+    bus.rpc(request, envelope);
 
   async function start(access = ACCESS): Promise<string> {
     const started = await rpc(
@@ -541,7 +511,8 @@ describe('edge files over NATS', () => {
       expect((await untilIdle(id)).messages?.at(-1)).toEqual({ role: 'assistant', text: 'images=1' });
       expect(snapshots(id)).toHaveLength(2);
       await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
-      await waitFor(() => snapshots(id).length === 0);
+      const dropped = () => snapshots(id).length === 0;
+      expect(await pollUntil(dropped, (done) => done, { timeoutMs: 5_000, intervalMs: 25 })).toBe(true);
     });
 
     it('refuses attachments that are not this session uploads', async () => {
@@ -598,11 +569,6 @@ describe('edge files over NATS', () => {
       const committed = await file('file_commit', { transfer_id: begun.transfer_id }, { session: id });
       expect(committed.status).toBe('ok');
       return committed.file?.path as string;
-    }
-
-    async function waitFor(probe: () => boolean): Promise<void> {
-      for (let i = 0; i < 200 && !probe(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(probe()).toBe(true);
     }
   });
 });

@@ -14,7 +14,7 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { testServices, uniqueNamespace, eventually } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
 import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
 import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
@@ -24,6 +24,7 @@ const EDGE_TOKEN = 'edge-token-for-tests';
 const ACTOR = '7';
 const ACCESS = 'd'.repeat(32);
 const WAIT_MS = 10_000;
+const EDGE_POLL = { timeoutMs: WAIT_MS, intervalMs: 20 };
 
 const script = {
   rules: [
@@ -37,16 +38,6 @@ const script = {
     { steps: [{ type: 'reply', text: 'Reply to {prompt_length} characters.', deltas: 5, delay_ms: 5 }] },
   ],
 };
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`Timed out waiting for ${what}.`);
-}
 
 describe('edge connector over NATS', () => {
   let nc: NatsConnection;
@@ -149,7 +140,7 @@ describe('edge connector over NATS', () => {
     acked.filter((update) => update.session_id === sessionId);
 
   it('announces itself with a heartbeat carrying its installations and capacity', async () => {
-    const heartbeat = await eventually(() => seen[0], 'a heartbeat');
+    const heartbeat = await eventually(() => seen[0], 'a heartbeat', EDGE_POLL);
     expect(heartbeat).toMatchObject({
       edge_id: EDGE_ID,
       edge_token: EDGE_TOKEN,
@@ -179,11 +170,15 @@ describe('edge connector over NATS', () => {
 
     const stopped = await rpc({ action: 'stop', session_id: id, access_id: ACCESS });
     expect(stopped).toMatchObject({ status: 'session_closed', closed: true });
-    const last = await eventually(() => {
-      const updates = updatesOf(id);
-      const final = updates[updates.length - 1];
-      return final?.revision === stopped.revision ? final : undefined;
-    }, 'the closed state at the router');
+    const last = await eventually(
+      () => {
+        const updates = updatesOf(id);
+        const final = updates[updates.length - 1];
+        return final?.revision === stopped.revision ? final : undefined;
+      },
+      'the closed state at the router',
+      EDGE_POLL,
+    );
     expect(last.snapshot).toMatchObject({ status: 'session_closed', closed: true, session_id: id });
     expect(last).toMatchObject({
       edge_id: EDGE_ID,
@@ -199,13 +194,14 @@ describe('edge connector over NATS', () => {
 
   it('retries an update the router refused, until it is acked', async () => {
     const id = await start();
-    await eventually(() => updatesOf(id)[0], 'the first update');
+    await eventually(() => updatesOf(id)[0], 'the first update', EDGE_POLL);
     refuseNext = 1;
     const renamed = await rpc({ action: 'rename', session_id: id, access_id: ACCESS, title: 'Renamed' });
     expect(renamed.title).toBe('Renamed');
     const delivered = await eventually(
       () => updatesOf(id).find((update) => update.revision === renamed.revision),
       'the retried update',
+      EDGE_POLL,
     );
     expect(delivered.snapshot.title).toBe('Renamed');
     const tries = attempts.filter(

@@ -1,12 +1,12 @@
 import { Limits, verifyEdgeToken } from '#contracts';
 import { RpcRemoteError } from '#messaging';
 import {
-  EDGE_SECRET,
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,
   startHarness,
   type HistoryHarness,
 } from './history-harness.js';
+import { TEST_EDGE_SECRET } from '#test-support';
 
 describe('history: connectors', () => {
   let h: HistoryHarness;
@@ -27,8 +27,8 @@ describe('history: connectors', () => {
       name: 'laptop',
       device: 'alice-mbp',
     });
-    expect(verifyEdgeToken(EDGE_SECRET, reply.connector.id, reply.edge_token)).toBe(true);
-    expect(verifyEdgeToken(EDGE_SECRET, `${reply.connector.id}0`, reply.edge_token)).toBe(false);
+    expect(verifyEdgeToken(TEST_EDGE_SECRET, reply.connector.id, reply.edge_token)).toBe(true);
+    expect(verifyEdgeToken(TEST_EDGE_SECRET, `${reply.connector.id}0`, reply.edge_token)).toBe(false);
   });
 
   it(
@@ -75,12 +75,12 @@ describe('history: connectors', () => {
     expect(rotated.edge_token).not.toBe(first.edge_token);
     const { generation } = await h.call('historyEdgeCredential', { edge_id: first.connector.id });
     expect(generation).toBe(1);
-    expect(verifyEdgeToken(EDGE_SECRET, first.connector.id, rotated.edge_token, generation)).toBe(true);
-    expect(verifyEdgeToken(EDGE_SECRET, first.connector.id, first.edge_token, generation)).toBe(false);
+    expect(verifyEdgeToken(TEST_EDGE_SECRET, first.connector.id, rotated.edge_token, generation)).toBe(true);
+    expect(verifyEdgeToken(TEST_EDGE_SECRET, first.connector.id, first.edge_token, generation)).toBe(false);
     const untouched = await h.call('historyEdgeCredential', { edge_id: other.connector.id });
-    expect(verifyEdgeToken(EDGE_SECRET, other.connector.id, other.edge_token, untouched.generation)).toBe(
-      true,
-    );
+    expect(
+      verifyEdgeToken(TEST_EDGE_SECRET, other.connector.id, other.edge_token, untouched.generation),
+    ).toBe(true);
     // Someone else's connector: not found, nothing changes.
     await expect(
       h.call('historyConnectorRotate', { actor_id: 'mallory', edge_id: other.connector.id }),

@@ -23,6 +23,7 @@ import {
   type TestDatabase,
   TEST_JOURNAL_KEY,
   testJournalCipher,
+  TEST_EDGE_SECRET,
 } from '#test-support';
 import { startHistory } from '../../../apps/history/src/bootstrap.js';
 import { loadHistoryConfig } from '../../../apps/history/src/config.js';
@@ -36,7 +37,6 @@ export const HARNESS_TIMEOUT_MS = 60_000;
 /** For tests that wait for the journal consumer or make many requests. */
 export const SLOW_TEST_TIMEOUT_MS = 30_000;
 
-export const EDGE_SECRET = 'history-test-edge-secret-0123456789';
 export const HISTORY_KEY = 'history-test-at-rest-key-0123456789abcdef';
 
 export interface HistoryHarness {
@@ -54,6 +54,8 @@ export interface HistoryHarness {
   publishEntry(entry: JournalMessage): Promise<number>;
   /** Resolves once the history consumer has acked (or terminated) every message up to `seq`. */
   caughtUp(seq: number): Promise<void>;
+  /** Enrolls an edge for `actorId` and saves an access of `kind` to it. */
+  enroll(actorId: string, kind?: string): Promise<{ edgeId: string; accessId: string }>;
   close(): Promise<void>;
 }
 
@@ -105,7 +107,7 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     TETHER_NATS_URL: services.natsUrl,
     TETHER_NAMESPACE: namespace,
     TETHER_DATABASE_URL: database.url,
-    TETHER_EDGE_SECRET: EDGE_SECRET,
+    TETHER_EDGE_SECRET: TEST_EDGE_SECRET,
     TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
     TETHER_HISTORY_KEY: HISTORY_KEY,
     TETHER_LOG_LEVEL: 'warn',
@@ -141,13 +143,15 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
     return ack.seq;
   };
 
+  const call: HistoryHarness['call'] = (name, payload) =>
+    requestService(client, subjects, name, payload, { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS });
+
   return {
     app: running,
     subjects,
     nc: client,
     db,
-    call: (name, payload) =>
-      requestService(client, subjects, name, payload, { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS }),
+    call,
     publishRaw,
     encode,
     publishEntry: (entry) => publishRaw(entry.session_id, encode(entry)),
@@ -163,6 +167,12 @@ export async function startHarness(label: string): Promise<HistoryHarness> {
         }
         await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
       }
+    },
+    async enroll(actorId, kind = 'scripted') {
+      const edgeId = (await call('historyConnectorEnroll', { actor_id: actorId, name: 'edge' })).connector.id;
+      const access = { name: 'a', kind, edge_id: edgeId, installation_id: 'i1', project: '/p' };
+      const accessId = (await call('historyAccessCreate', { actor_id: actorId, access })).access.id;
+      return { edgeId, accessId };
     },
     async close() {
       await running.close();

@@ -79,13 +79,7 @@ describe('history: batched journal ingest', () => {
     h = await startHarness('jbatch');
     consumer = h.app.get(JournalConsumer);
     service = h.app.get(JournalService);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
   afterAll(() => h.close(), HARNESS_TIMEOUT_MS);
 

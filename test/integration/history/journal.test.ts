@@ -27,13 +27,7 @@ describe('history: journal consumer', () => {
 
   beforeAll(async () => {
     h = await startHarness('journal');
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
   afterAll(() => h.close(), HARNESS_TIMEOUT_MS);
 

@@ -21,13 +21,7 @@ describe('history: sessions list', () => {
 
   beforeAll(async () => {
     h = await startHarness('sessions');
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'codex', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER, 'codex'));
     let last = 0;
     for (let i = 0; i < STORED; i += 1) {
       const session = sessionId();

@@ -20,15 +20,14 @@ import {
   type Submission,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
-import { testServices, TEST_JOURNAL_KEY } from '#test-support';
+import { testServices, TEST_EDGE_SECRET } from '#test-support';
 import { REDIS } from '../../../apps/session-router/src/common/tokens.js';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import {
   RECONCILED_REASON,
   RESTART_REASON,
   SubmissionReconciler,
 } from '../../../apps/session-router/src/operations/submission-reconciler.service.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import {
   HARNESS_TIMEOUT_MS,
@@ -37,10 +36,10 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
+import { startTestRouter } from '../router/router-harness.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
 
-const SECRET = 'crash-boundary-edge-secret-0123456789';
 const OWNER = 'crash-owner';
 /** Long enough that a test's own rows are never swept by the timer before the test asks. */
 const TIMER_INTERVAL_MS = 600_000;
@@ -65,31 +64,19 @@ describe('send crash boundary: sweep and reconcile', () => {
   beforeAll(async () => {
     h = await startHarness('crash');
     const services = await testServices();
-    router = await startRouter(
-      loadRouterConfig({
-        TETHER_NATS_URL: services.natsUrl,
-        TETHER_REDIS_URL: services.redisUrl,
-        TETHER_NAMESPACE: h.subjects.namespace,
-        TETHER_EDGE_SECRET: SECRET,
-        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-        TETHER_LOG_LEVEL: 'error',
-        TETHER_METRICS_PORT: '0',
+    router = await startTestRouter(
+      { natsUrl: services.natsUrl, redisUrl: services.redisUrl, namespace: h.subjects.namespace },
+      {
         TETHER_EDGE_RPC_TIMEOUT_MS: '500',
         TETHER_OPERATION_CLAIM_MS: '1000',
         TETHER_SUBMISSION_SWEEP_INTERVAL_MS: String(TIMER_INTERVAL_MS),
         TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: '100',
-      }),
+      },
     );
     reconciler = router.app.get(SubmissionReconciler);
     journal = router.app.get(SessionUpdateService);
     redis = router.app.get<Redis>(REDIS);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
     edge = fakeEdge();
     await h.nc.flush();
   }, HARNESS_TIMEOUT_MS);
@@ -137,7 +124,7 @@ describe('send crash boundary: sweep and reconcile', () => {
     const sid = sessionId();
     const update: SessionUpdate = {
       edge_id: edgeId,
-      edge_token: edgeToken(SECRET, edgeId),
+      edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
       actor_id: OWNER,
       access_id: accessId,
       session_id: sid,

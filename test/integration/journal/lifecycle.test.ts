@@ -15,14 +15,13 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, ensureDurableConsumer, requestService } from '#messaging';
-import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_JOURNAL_KEY } from '#test-support';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_EDGE_SECRET } from '#test-support';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import { startTestRouter } from '../router/router-harness.js';
 
 const TIMEOUT_MS = 60_000;
 jest.setTimeout(TIMEOUT_MS);
 
-const SECRET = 'lifecycle-suite-edge-secret-0123456789';
 const EDGE = '4242';
 const OWNER = 'lifecycle-owner';
 const DURABLE = 'lifecycle-test-subscriber';
@@ -50,17 +49,7 @@ describe('lifecycle events', () => {
     namespace = uniqueNamespace('life');
     subjects = new Subjects(namespace);
     redis = new Redis(services.redisUrl);
-    router = await startRouter(
-      loadRouterConfig({
-        TETHER_NATS_URL: natsUrl,
-        TETHER_REDIS_URL: services.redisUrl,
-        TETHER_NAMESPACE: namespace,
-        TETHER_EDGE_SECRET: SECRET,
-        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-        TETHER_LOG_LEVEL: 'error',
-        TETHER_METRICS_PORT: '0',
-      }),
-    );
+    router = await startTestRouter({ natsUrl: natsUrl, redisUrl: services.redisUrl, namespace: namespace });
     nc = await connectNats({ servers: natsUrl, name: 'test-lifecycle' });
     // No history here: the edge counts as enrolled and never rotated.
     answerEdgeCredentials(nc, subjects);
@@ -89,7 +78,7 @@ describe('lifecycle events', () => {
       'routerSessionUpdate',
       {
         edge_id: EDGE,
-        edge_token: edgeToken(SECRET, EDGE),
+        edge_token: edgeToken(TEST_EDGE_SECRET, EDGE),
         actor_id: OWNER,
         session_id: session,
         revision,

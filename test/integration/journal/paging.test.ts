@@ -16,22 +16,20 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, requestService } from '#messaging';
-import { signToken, testServices, TEST_JOURNAL_KEY } from '#test-support';
+import { signToken, testServices, TEST_EDGE_SECRET, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import {
-  EDGE_SECRET,
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,
   sessionId,
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
+import { startTestRouter } from '../router/router-harness.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
 
-const JWT_SECRET = 'journal-paging-jwt-secret-0123456789';
 const OWNER = 'page-owner';
 const STRANGER = 'page-stranger';
 /** How long history may take to apply the rows a test just sent. */
@@ -51,17 +49,11 @@ describe('journal pages', () => {
   beforeAll(async () => {
     h = await startHarness('jpage');
     const services = await testServices();
-    router = await startRouter(
-      loadRouterConfig({
-        TETHER_NATS_URL: services.natsUrl,
-        TETHER_REDIS_URL: services.redisUrl,
-        TETHER_NAMESPACE: h.subjects.namespace,
-        TETHER_EDGE_SECRET: EDGE_SECRET,
-        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-        TETHER_LOG_LEVEL: 'error',
-        TETHER_METRICS_PORT: '0',
-      }),
-    );
+    router = await startTestRouter({
+      natsUrl: services.natsUrl,
+      redisUrl: services.redisUrl,
+      namespace: h.subjects.namespace,
+    });
     apiNc = await connectNats({ servers: services.natsUrl, name: 'test-jpage-api' });
     api = await createApiApp({
       config: {
@@ -69,7 +61,7 @@ describe('journal pages', () => {
         namespace: h.subjects.namespace,
         logLevel: 'error',
         http: { host: '127.0.0.1', port: 0 },
-        jwt: { key: { kind: 'secret', secret: JWT_SECRET } },
+        jwt: { key: { kind: 'secret', secret: TEST_JWT_SECRET } },
       },
       nc: apiNc,
       subjects: h.subjects,
@@ -78,18 +70,8 @@ describe('journal pages', () => {
     const address = api.getHttpServer().address();
     if (typeof address !== 'object' || address === null) throw new Error('api did not bind');
     baseUrl = `http://127.0.0.1:${address.port}`;
-    const enroll = async (actor: string) => {
-      const edge = (await h.call('historyConnectorEnroll', { actor_id: actor, name: 'edge' })).connector.id;
-      const access = (
-        await h.call('historyAccessCreate', {
-          actor_id: actor,
-          access: { name: 'a', kind: 'scripted', edge_id: edge, installation_id: 'i1', project: '/p' },
-        })
-      ).access.id;
-      return { edge, access };
-    };
-    ({ edge: edgeId, access: accessId } = await enroll(OWNER));
-    ({ edge: strangerEdge, access: strangerAccess } = await enroll(STRANGER));
+    ({ edgeId, accessId } = await h.enroll(OWNER));
+    ({ edgeId: strangerEdge, accessId: strangerAccess } = await h.enroll(STRANGER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -112,7 +94,7 @@ describe('journal pages', () => {
       const revision = i + 1;
       const update: SessionUpdate = {
         edge_id: edgeId,
-        edge_token: edgeToken(EDGE_SECRET, edgeId),
+        edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
         actor_id: OWNER,
         access_id: accessId,
         session_id: sid,
@@ -303,7 +285,7 @@ describe('journal pages', () => {
       const url = new URL(`${baseUrl}/api/v1/sessions/${sid}/history`);
       for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
       const response = await fetch(url, {
-        headers: { authorization: `Bearer ${await signToken(JWT_SECRET, actor)}` },
+        headers: { authorization: `Bearer ${await signToken(TEST_JWT_SECRET, actor)}` },
       });
       return { status: response.status, body: (await response.json()) as { data?: HistoryJournalPageReply } };
     };
@@ -341,7 +323,7 @@ describe('journal pages', () => {
       `${baseUrl}/api/v1/sessions/${sid}/events?edge_id=${edgeId}&access_id=${accessId}`,
       {
         headers: {
-          authorization: `Bearer ${await signToken(JWT_SECRET, OWNER)}`,
+          authorization: `Bearer ${await signToken(TEST_JWT_SECRET, OWNER)}`,
           'last-event-id': `${epoch}:5`,
         },
         signal: abort.signal,

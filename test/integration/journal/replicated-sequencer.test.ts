@@ -8,11 +8,11 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type Submission } from '#contracts';
 import { connectNats } from '#messaging';
-import { TEST_JOURNAL_KEY, testServices, uniqueNamespace } from '#test-support';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import { testServices, uniqueNamespace } from '#test-support';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import { startNatsCluster, type NatsCluster } from '../../support/nats-cluster.js';
+import { startTestRouter } from '../router/router-harness.js';
 
 jest.setTimeout(120_000);
 
@@ -29,17 +29,9 @@ beforeAll(async () => {
   const services = await testServices();
   for (let i = 0; i < 2; i += 1) {
     routers.push(
-      await startRouter(
-        loadRouterConfig({
-          TETHER_NATS_URL: cluster.url,
-          TETHER_REDIS_URL: services.redisUrl,
-          TETHER_NAMESPACE: namespace,
-          TETHER_EDGE_SECRET: 'replicated-sequencer-secret-0123456789',
-          TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-          TETHER_JETSTREAM_REPLICAS: '3',
-          TETHER_LOG_LEVEL: 'error',
-          TETHER_METRICS_PORT: '0',
-        }),
+      await startTestRouter(
+        { natsUrl: cluster.url, redisUrl: services.redisUrl, namespace: namespace },
+        { TETHER_JETSTREAM_REPLICAS: '3' },
       ),
     );
   }

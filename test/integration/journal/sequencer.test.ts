@@ -3,7 +3,6 @@
 // private redis-server, never the shared one) is re-seeded from the stream so the epoch continues,
 // and when the stream cannot tell, the epoch rolls; history folds every row into the reduced
 // state (render items with revisions and tombstones) in the subject's order.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
@@ -16,9 +15,8 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { decodeJson, requestService } from '#messaging';
-import { freePort, testJournalCipher, testServices, TEST_JOURNAL_KEY } from '#test-support';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import { freePort, testJournalCipher, testServices, TEST_EDGE_SECRET } from '#test-support';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import {
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,
@@ -26,42 +24,16 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
+import { startTestRouter } from '../router/router-harness.js';
+import { PrivateRedis } from '../../support/private-servers.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
 
-const ROUTER_SECRET = 'journal-suite-edge-secret-0123456789';
 const OWNER = 'journal-owner';
 const REPLICAS = 3;
-/** How long the private redis-server may take to accept connections. */
-const REDIS_BOOT_TIMEOUT_MS = 10_000;
-
-async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + REDIS_BOOT_TIMEOUT_MS;
-  for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      await probe.ping();
-      await probe.quit();
-      return { url, process: child };
-    } catch {
-      probe.disconnect();
-      if (Date.now() > deadline) throw new Error('Private redis-server did not start.');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 describe('journal sequencer', () => {
   let h: HistoryHarness;
-  let redis: { url: string; process: ChildProcess };
+  let redis: PrivateRedis;
   let admin: Redis;
   let jsm: JetStreamManager;
   const routers: RunningRouter[] = [];
@@ -70,44 +42,33 @@ describe('journal sequencer', () => {
 
   beforeAll(async () => {
     h = await startHarness('jseq');
-    redis = await startPrivateRedis();
+    redis = new PrivateRedis(await freePort());
+    await redis.start();
     admin = new Redis(redis.url);
     const services = await testServices();
     for (let i = 0; i < REPLICAS; i += 1) {
       routers.push(
-        await startRouter(
-          loadRouterConfig({
-            TETHER_NATS_URL: services.natsUrl,
-            TETHER_REDIS_URL: redis.url,
-            TETHER_NAMESPACE: h.subjects.namespace,
-            TETHER_EDGE_SECRET: ROUTER_SECRET,
-            TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-            TETHER_LOG_LEVEL: 'error',
-            TETHER_METRICS_PORT: '0',
-          }),
-        ),
+        await startTestRouter({
+          natsUrl: services.natsUrl,
+          redisUrl: redis.url,
+          namespace: h.subjects.namespace,
+        }),
       );
     }
     jsm = await jetstreamManager(h.nc);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.allSettled(routers.map((router) => router.close()));
     await admin?.quit().catch(() => undefined);
-    redis?.process.kill('SIGTERM');
+    await redis?.close();
     await h?.close();
   }, HARNESS_TIMEOUT_MS);
 
   const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate => ({
     edge_id: edgeId,
-    edge_token: edgeToken(ROUTER_SECRET, edgeId),
+    edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
     actor_id: OWNER,
     access_id: accessId,
     session_id: sid,

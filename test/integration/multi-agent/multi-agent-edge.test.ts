@@ -3,24 +3,12 @@
 // Messages-API fake, side by side. Discovery lists both kinds, each start runs with its own
 // driver, and after an edge restart each resume relaunches the right binary on its own thread.
 import { jest } from '@jest/globals';
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  Limits,
-  Subjects,
-  type EdgeAgentRequest,
-  type EdgeAgentResult,
-  type EdgeAgentRPCRequest,
-  type EdgeHeartbeat,
-  type SessionUpdate,
-} from '#contracts';
-import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type EdgeAgentResult, type EdgeHeartbeat } from '#contracts';
+import { decodeJson } from '#messaging';
+import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
 import {
   FAKE_API_KEY_ENV,
@@ -30,6 +18,7 @@ import {
 } from '../../support/fake-provider/index.js';
 import { claudeBinary, claudeEdgeEnv } from '../claude/claude-harness.js';
 import { codexBinary } from '../codex/codex-harness.js';
+import { AgentEdgeBus, killAgentsIn } from '../edge/edge-bus.js';
 
 jest.setTimeout(120_000);
 
@@ -42,61 +31,24 @@ const ACCESS = 'e'.repeat(32);
 const KINDS = ['codex', 'claude'] as const;
 type Kind = (typeof KINDS)[number];
 
-let nc: NatsConnection;
-let subjects: Subjects;
-let natsUrl: string;
-let responder: Subscription;
+const bus = new AgentEdgeBus(EDGE_ID, 'multiagent', ACCESS, ACTOR);
 let base: string;
 let project: string;
 let codexProvider: FakeProvider;
 let claudeProvider: FakeAnthropic;
 let edge: RunningEdge | undefined;
-const updates: SessionUpdate[] = [];
+const updates = bus.updates;
 const heartbeats: EdgeHeartbeat[] = [];
 
-/** Children of this process whose working directory is under `dir` (the CLIs the edge launched). */
-function childrenIn(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cwd = realpathSync(`/proc/${entry}/cwd`);
-      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
+const rpc = bus.rpc.bind(bus);
 
-const rpc = (
-  request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-  envelope: Partial<EdgeAgentRPCRequest> = {},
-  timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
-): Promise<EdgeAgentResult> =>
-  requestJson<EdgeAgentResult>(
-    nc,
-    subjects.edgeRpc(EDGE_ID),
-    { version: 1, actor_id: ACTOR, ...envelope, request: { edge_id: EDGE_ID, ...request } },
-    { timeoutMs },
-  );
-
-async function bootEdge(): Promise<RunningEdge> {
+function bootEdge(): Promise<RunningEdge> {
   const proxy = `http://127.0.0.1:${codexProvider.port}`;
-  const started = await startEdge(
-    loadEdgeConfig({
-      TETHER_NATS_URL: natsUrl,
-      TETHER_NAMESPACE: subjects.namespace,
-      TETHER_LOG_LEVEL: 'error',
-      TETHER_EDGE_ID: EDGE_ID,
+  return bus.start(
+    {
       TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'codex,claude',
       TETHER_EDGE_DATA_DIR: path.join(base, 'data'),
-      // CI runs as root; the root refusals are tested in the driver suites.
-      TETHER_EDGE_ALLOW_ROOT: 'true',
       TETHER_CODEX_PATH: codexBinary(),
       TETHER_CODEX_HOME: path.join(base, 'codex-home'),
       TETHER_CODEX_ENV_ALLOW: FAKE_API_KEY_ENV,
@@ -107,41 +59,19 @@ async function bootEdge(): Promise<RunningEdge> {
       HTTPS_PROXY: proxy,
       HTTP_PROXY: proxy,
       NO_PROXY: '127.0.0.1,localhost',
-    }),
+    },
+    WAIT_MS,
   );
-  // The RPC subscription reaches the server asynchronously: wait until the edge answers.
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      await rpc({ action: 'sessions', access_id: ACCESS }, {}, 1_000);
-      return started;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await started.close();
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }
 
 beforeAll(async () => {
-  const services = await testServices();
-  natsUrl = services.natsUrl;
-  subjects = new Subjects(uniqueNamespace('multiagent'));
-  nc = await connectNats({ servers: natsUrl, name: 'multi-agent-edge-test' });
-  responder = nc.subscribe(subjects.sessionUpdateWildcard, {
-    callback: (_error, msg) => {
-      updates.push(decodeJson<SessionUpdate>(msg.data));
-      msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: updates.length, duplicate: false }));
-    },
-  });
-  nc.subscribe(subjects.edgeHeartbeatOf(EDGE_ID), {
+  await bus.open();
+  bus.nc.subscribe(bus.subjects.edgeHeartbeatOf(EDGE_ID), {
     callback: (_error, msg) => {
       heartbeats.push(decodeJson<EdgeHeartbeat>(msg.data));
     },
   });
-  await nc.flush();
+  await bus.nc.flush();
   [codexProvider, claudeProvider] = await Promise.all([startFakeProvider(), startFakeAnthropic()]);
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-multi-agent-')));
   project = path.join(base, 'project');
@@ -152,17 +82,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await edge?.close();
-  // Nothing may outlive the suite: kill the group of any CLI the edge left behind.
-  for (const pid of base ? childrenIn(base) : []) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  if (base) killAgentsIn(base);
   await Promise.all([codexProvider?.stop(), claudeProvider?.stop()]);
-  responder?.unsubscribe();
-  await nc?.drain();
+  await bus.close();
   if (base) await rm(base, { recursive: true, force: true });
 });
 

@@ -1,6 +1,7 @@
 import { Limits, result } from '#contracts';
 import { requestService } from '#messaging';
-import { createSuite, eventually, fakeEdge, sessionId, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, fakeEdge, sessionId, type Suite } from './router-harness.js';
+import { pollUntil } from '#test-support';
 
 const EDGE = '501';
 
@@ -69,10 +70,10 @@ describe('router idle leases', () => {
     ]);
 
     const expired = () => edge.requests.filter((rpc) => rpc.request.action === 'expire');
-    await eventually(
+    await pollUntil(
       () => expired().length,
       (count) => count >= due.length,
-      20_000,
+      { ...ROUTER_POLL, timeoutMs: 20_000 },
     );
     // Let any double claim show up before counting.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -99,9 +100,10 @@ describe('router idle leases', () => {
   it('keeps the lease of a session whose edge is offline for a later retry', async () => {
     const sid = sessionId();
     await seedDueLease(sid, '599');
-    const attempts = await eventually(
+    const attempts = await pollUntil(
       async () => Number(await suite.redis.hget(leaseKey(sid), 'attempts')),
       (count) => count >= 1,
+      ROUTER_POLL,
     );
     expect(attempts).toBe(1);
     expect(Number(await suite.redis.zscore(leasesKey(sid), sid))).toBeGreaterThan(Date.now());
@@ -121,7 +123,9 @@ describe('router idle leases', () => {
       );
       return expired.map((rpc) => rpc.request.session_id!).sort();
     };
-    expect(await eventually(expiredOnce, (ids) => ids.length >= due.length)).toEqual([...due].sort());
+    expect(await pollUntil(expiredOnce, (ids) => ids.length >= due.length, ROUTER_POLL)).toEqual(
+      [...due].sort(),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await expiredOnce()).toEqual([...due].sort());
     expect(await suite.redis.exists(legacy)).toBe(0);

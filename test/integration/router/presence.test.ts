@@ -1,6 +1,7 @@
 import { edgeToken, type EdgeHeartbeat } from '#contracts';
 import { encodeJson, requestService } from '#messaging';
-import { EDGE_SECRET, createSuite, eventually, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, type Suite } from './router-harness.js';
+import { TEST_EDGE_SECRET, pollUntil } from '#test-support';
 
 describe('router edge presence', () => {
   let suite: Suite;
@@ -13,7 +14,7 @@ describe('router edge presence', () => {
     await suite.cleanup();
   });
 
-  const heartbeat = (edgeId: string, token = edgeToken(EDGE_SECRET, edgeId)): EdgeHeartbeat => ({
+  const heartbeat = (edgeId: string, token = edgeToken(TEST_EDGE_SECRET, edgeId)): EdgeHeartbeat => ({
     edge_id: edgeId,
     edge_token: token,
     device: 'laptop',
@@ -32,9 +33,10 @@ describe('router edge presence', () => {
     // Another edge's id on this edge's subject: refused whatever the token.
     suite.nc.publish(suite.subjects.edgeHeartbeatOf('304'), encodeJson(heartbeat('303')));
     suite.nc.publish(suite.subjects.edgeHeartbeatOf('301'), encodeJson(heartbeat('301')));
-    const reply = await eventually(
+    const reply = await pollUntil(
       () => online(['301', '302', '303']),
       (value) => value.online.length > 0,
+      ROUTER_POLL,
     );
     expect(reply.online).toEqual(['301']);
     const stored = JSON.parse((await suite.redis.get(`${suite.namespace}:edge:301:presence`))!);
@@ -48,9 +50,10 @@ describe('router edge presence', () => {
       suite.subjects.edgeHeartbeatOf('307'),
       encodeJson({ ...heartbeat('307'), interval_ms: 400 }),
     );
-    await eventually(
+    await pollUntil(
       () => online(['307']),
       (value) => value.online.length === 1,
+      ROUTER_POLL,
     );
     const key = `${suite.namespace}:edge:307:presence`;
     const ttl = await suite.redis.pttl(key);
@@ -62,9 +65,10 @@ describe('router edge presence', () => {
       suite.subjects.edgeHeartbeatOf('307'),
       encodeJson({ ...heartbeat('307'), leaving: true }),
     );
-    await eventually(
+    await pollUntil(
       () => online(['307']),
       (value) => value.online.length === 0,
+      ROUTER_POLL,
     );
     expect(JSON.parse((await suite.redis.get(key))!)).toMatchObject({ leaving: true });
   });
@@ -75,9 +79,10 @@ describe('router edge presence', () => {
       encodeJson({ ...heartbeat('308'), interval_ms: 5 }),
     );
     suite.nc.publish(suite.subjects.edgeHeartbeatOf('309'), encodeJson(heartbeat('309')));
-    await eventually(
+    await pollUntil(
       () => online(['309']),
       (value) => value.online.length === 1,
+      ROUTER_POLL,
     );
     expect(await suite.redis.exists(`${suite.namespace}:edge:308:presence`)).toBe(0);
   });

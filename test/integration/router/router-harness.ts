@@ -12,7 +12,13 @@ import {
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson } from '#messaging';
-import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_JOURNAL_KEY } from '#test-support';
+import {
+  answerEdgeCredentials,
+  testServices,
+  uniqueNamespace,
+  TEST_EDGE_SECRET,
+  TEST_JOURNAL_KEY,
+} from '#test-support';
 import {
   createRedisClient,
   scanKeys,
@@ -23,7 +29,31 @@ import { redisSettings } from '../../../apps/session-router/src/common/redis-top
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
 import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
 
-export const EDGE_SECRET = 'router-suite-edge-secret-0123456789';
+/** Where a test router runs: NATS, Redis and the namespace of its suite. */
+export interface RouterPlace {
+  natsUrl: string;
+  redisUrl: string;
+  namespace: string;
+}
+
+/** A real router in-process, with the test secrets and keys and quiet logs; `env` adds or overrides. */
+export async function startTestRouter(
+  place: RouterPlace,
+  env: Record<string, string> = {},
+): Promise<RunningRouter> {
+  return startRouter(
+    loadRouterConfig({
+      TETHER_NATS_URL: place.natsUrl,
+      TETHER_REDIS_URL: place.redisUrl,
+      TETHER_NAMESPACE: place.namespace,
+      TETHER_EDGE_SECRET: TEST_EDGE_SECRET,
+      TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
+      TETHER_LOG_LEVEL: 'error',
+      TETHER_METRICS_PORT: '0',
+      ...env,
+    }),
+  );
+}
 
 export interface Suite {
   namespace: string;
@@ -76,17 +106,10 @@ export async function createSuite(label: string): Promise<Suite> {
     keys,
     routers,
     async startRouter(env = {}) {
-      const config = loadRouterConfig({
-        TETHER_NATS_URL: services.natsUrl,
-        TETHER_REDIS_URL: services.redisUrl,
-        ...redisEnv,
-        TETHER_NAMESPACE: namespace,
-        TETHER_EDGE_SECRET: EDGE_SECRET,
-        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-        TETHER_LOG_LEVEL: 'error',
-        ...env,
-      });
-      const router = await startRouter(config);
+      const router = await startTestRouter(
+        { natsUrl: services.natsUrl, redisUrl: services.redisUrl, namespace },
+        { ...redisEnv, ...env },
+      );
       routers.push(router);
       return router;
     },
@@ -140,7 +163,7 @@ export function sessionUpdate(
   const edgeId = fields.edge_id ?? '101';
   return {
     edge_id: edgeId,
-    edge_token: edgeToken(EDGE_SECRET, edgeId),
+    edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
     actor_id: 'user-1',
     emitted_at: Date.now(),
     snapshot: result('ok', { session_id: fields.session_id, revision: fields.revision }),
@@ -148,20 +171,8 @@ export function sessionUpdate(
   };
 }
 
-/** Polls `check` until it holds or the bound passes; returns the last value. */
-export async function eventually<T>(
-  check: () => Promise<T> | T,
-  accept: (value: T) => boolean,
-  boundMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  let value = await check();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await check();
-  }
-  return value;
-}
+/** How router suites poll (with `pollUntil` from test/support): things settle within 10 s. */
+export const ROUTER_POLL = { timeoutMs: 10_000, intervalMs: 50 };
 
 /** A fresh 32-hex session id. */
 export function sessionId(): string {

@@ -1,9 +1,9 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { result, sealedJournalEntrySchema } from '#contracts';
 import { decodeJson, encodeJson, JournalCipher, JournalSealError, requestService } from '#messaging';
-import { testJournalCipher } from '#test-support';
+import { testJournalCipher, pollUntil } from '#test-support';
 import type { JournalEntry, SessionUpdate } from '#contracts';
-import { createSuite, eventually, sessionId, sessionUpdate, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, sessionId, sessionUpdate, type Suite } from './router-harness.js';
 
 describe('router session updates', () => {
   let suite: Suite;
@@ -119,9 +119,10 @@ describe('router session updates', () => {
       running: '1',
       closed: '0',
     });
-    const heard = await eventually(
+    const heard = await pollUntil(
       () => notices,
       (list) => list.length > 0,
+      ROUTER_POLL,
     );
     expect(heard).toEqual([{ session_id: sid, revision: 2 }]);
     sub.unsubscribe();

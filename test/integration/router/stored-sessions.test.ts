@@ -11,10 +11,9 @@ import {
   type HistoryJournalPageReply,
 } from '#contracts';
 import { RpcRemoteError, requestService } from '#messaging';
-import { testServices, TEST_JOURNAL_KEY } from '#test-support';
+import { testServices, TEST_EDGE_SECRET } from '#test-support';
 import { Redis } from 'ioredis';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import {
   HARNESS_TIMEOUT_MS,
   journalEntry,
@@ -22,12 +21,11 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
-import { fakeEdge, type Suite } from './router-harness.js';
+import { fakeEdge, startTestRouter, type Suite } from './router-harness.js';
 
 jest.setTimeout(30_000);
 
 const OWNER = 'stored-owner';
-const EDGE_SECRET = 'stored-suite-edge-secret-0123456789';
 
 /** A scripted edge session: what a fake edge answers for snapshot, poll, send, stop, delete. */
 interface FakeSession {
@@ -47,24 +45,13 @@ describe('router + history: stored sessions', () => {
   beforeAll(async () => {
     h = await startHarness('stored');
     const services = await testServices();
-    router = await startRouter(
-      loadRouterConfig({
-        TETHER_NATS_URL: services.natsUrl,
-        TETHER_REDIS_URL: services.redisUrl,
-        TETHER_NAMESPACE: h.subjects.namespace,
-        TETHER_EDGE_SECRET: EDGE_SECRET,
-        TETHER_JOURNAL_KEY: TEST_JOURNAL_KEY,
-        TETHER_LOG_LEVEL: 'error',
-      }),
-    );
+    router = await startTestRouter({
+      natsUrl: services.natsUrl,
+      redisUrl: services.redisUrl,
+      namespace: h.subjects.namespace,
+    });
     redis = new Redis(services.redisUrl);
-    edgeId = (await h.call('historyConnectorEnroll', { actor_id: OWNER, name: 'edge' })).connector.id;
-    accessId = (
-      await h.call('historyAccessCreate', {
-        actor_id: OWNER,
-        access: { name: 'a', kind: 'scripted', edge_id: edgeId, installation_id: 'i1', project: '/p' },
-      })
-    ).access.id;
+    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -333,7 +320,7 @@ describe('router + history: stored sessions', () => {
       'routerSessionUpdate',
       {
         edge_id: edgeId,
-        edge_token: edgeToken(EDGE_SECRET, edgeId),
+        edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
         actor_id: OWNER,
         access_id: accessId,
         session_id: session,

@@ -4,7 +4,15 @@ import { EdgeAgentService } from '../../../apps/session-router/src/edge-agent/ed
 import type { RunningRouter } from '../../../apps/session-router/src/router.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import { WatchService } from '../../../apps/session-router/src/watch/watch.service.js';
-import { createSuite, eventually, fakeEdge, sessionId, sessionUpdate, type Suite } from './router-harness.js';
+import {
+  createSuite,
+  ROUTER_POLL,
+  fakeEdge,
+  sessionId,
+  sessionUpdate,
+  type Suite,
+} from './router-harness.js';
+import { pollUntil } from '#test-support';
 
 const EDGE = '401';
 
@@ -48,9 +56,10 @@ describe('router watch', () => {
       await updateOn(b, sid, 1);
       const watching = routeOn(a, watchRequest(sid, 1));
       // The waiter is registered before the update, so the wake-up cannot be missed.
-      await eventually(
+      await pollUntil(
         () => a.app.get(WatchService).waiting,
         (count) => count === 1,
+        ROUTER_POLL,
       );
       expect(actionsFor(sid)).toEqual([]);
       await updateOn(b, sid, 2);

@@ -56,6 +56,21 @@ function attributes(list: OtlpKeyValue[] | undefined): Record<string, AttributeV
   return out;
 }
 
+/**
+ * The environment that points a service's traces at a receiver on `endpoint`: every span, as OTLP
+ * JSON, exported quickly (so a suite waits little); no metrics or logs over OTLP.
+ */
+export function tracesTo(endpoint: string): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_TRACES_SAMPLER: 'always_on',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+  };
+}
+
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   private server?: Server;

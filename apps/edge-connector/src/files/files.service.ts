@@ -20,7 +20,15 @@ import { ATTACHMENTS_DIR, AttachmentSnapshots, type PreparedAttachments } from '
 import { EscapeError, clientPath, refuseHardLinked, walk } from './confined-dir.js';
 import { listDirectories } from './directories.js';
 import { imageFormat, isImageName } from './images.js';
-import { Transfers, type Download, type Transfer, type TransferScope, type Upload } from './transfers.js';
+import {
+  disposeTransfer,
+  readChunk,
+  Transfers,
+  type Download,
+  type Transfer,
+  type TransferScope,
+  type Upload,
+} from './transfers.js';
 
 export const FILES_OPTIONS = Symbol('FILES_OPTIONS');
 
@@ -65,9 +73,7 @@ export class FilesService implements OnModuleDestroy {
   readonly attachments: AttachmentSnapshots;
 
   constructor(@Inject(FILES_OPTIONS) private readonly options: FilesOptions) {
-    this.transfers = new Transfers(options.transferIdleMs ?? Limits.FILE_TRANSFER_IDLE_MS, (transfer) =>
-      this.dispose(transfer),
-    );
+    this.transfers = new Transfers(options.transferIdleMs ?? Limits.FILE_TRANSFER_IDLE_MS, disposeTransfer);
     this.attachments = new AttachmentSnapshots(options.dataDir);
   }
 
@@ -189,7 +195,7 @@ export class FilesService implements OnModuleDestroy {
       this.transfers.add(upload);
     } catch (error) {
       // Another begin took the last slot while this one created its file.
-      await this.dispose(upload);
+      await disposeTransfer(upload);
       throw error;
     }
     this.transfers.release(upload);
@@ -338,16 +344,16 @@ export class FilesService implements OnModuleDestroy {
         throw new EdgeStatusError('invalid_request', 'Only regular files up to the size limit can be read.');
       }
       refuseHardLinked(opened.stats);
-      const reply = await this.readChunk(download);
+      const reply = await readChunk(download);
       if (reply.file_done) {
-        await this.dispose(download);
+        await disposeTransfer(download);
         return reply;
       }
       this.transfers.add(download);
       this.transfers.release(download);
       return { ...reply, transfer_id: download.id };
     } catch (error) {
-      await this.dispose(download);
+      await disposeTransfer(download);
       throw error;
     }
   }
@@ -360,49 +366,13 @@ export class FilesService implements OnModuleDestroy {
     return this.using<Download>(rpc, session, op.transfer_id ?? '', 'read', async (download) => {
       if ((op.offset ?? 0) !== download.offset)
         throw new EdgeStatusError('invalid_request', 'The offset does not match the transfer.');
-      const reply = await this.readChunk(download);
+      const reply = await readChunk(download);
       if (reply.file_done) await this.transfers.remove(download);
       return { ...reply, transfer_id: download.id };
     });
   }
 
-  /** The next chunk; the file must be the same inode, size and mtime as when the read began. */
-  private async readChunk(download: Download): Promise<EdgeAgentResult> {
-    const current = await download.handle.stat();
-    if (current.size !== download.stats.size || current.mtimeMs !== download.stats.mtimeMs) {
-      throw new EdgeStatusError('invalid_request', 'The file changed during the read.');
-    }
-    // A link made after the read began counts too: every chunk is refused from then on.
-    refuseHardLinked(current);
-    await download.dir.checkEntry(download.entry, download.stats);
-    const length = Math.min(Limits.FILE_CHUNK_MAX_BYTES, download.size - download.offset);
-    const data = Buffer.alloc(length);
-    let read = 0;
-    while (read < length) {
-      const { bytesRead } = await download.handle.read(data, read, length - read, download.offset + read);
-      if (bytesRead === 0) throw new EdgeStatusError('invalid_request', 'The file shrank during the read.');
-      read += bytesRead;
-    }
-    download.offset += length;
-    return result('ok', {
-      file: { name: download.entry, path: download.path, size: download.size },
-      file_data: data.toString('base64'),
-      file_offset: download.offset,
-      file_done: download.offset === download.size,
-    });
-  }
-
   // ---- lifetime ----
-
-  private async dispose(transfer: Transfer): Promise<void> {
-    await transfer.handle.close().catch(() => undefined);
-    if (transfer.kind === 'upload') {
-      // Through the open directory, so the temp file is removed where it really is, even if the
-      // directory was moved; never through a path that might now be a symlink.
-      await unlink(transfer.dir.entry(transfer.temp)).catch(() => undefined);
-    }
-    await transfer.dir.close();
-  }
 
   /** Attachments of a send (reference §2.3 "Attachments on send"). */
   prepareAttachments(session: FileSession, paths: readonly string[]): Promise<PreparedAttachments> {

@@ -1,11 +1,12 @@
 // Live file transfers of one edge: at most FILE_TRANSFERS_MAX, each scoped to (owner, access,
 // session), used by one RPC at a time, and dropped after FILE_TRANSFER_IDLE_MS without use. One
-// timer serves every transfer: it is armed for the earliest deadline.
+// timer serves every transfer: it is armed for the earliest deadline. A download's chunks and the
+// release of what a transfer holds live here too, beside the state they work on.
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { Limits } from '#contracts';
+import { unlink, type FileHandle } from 'node:fs/promises';
+import { Limits, result, type EdgeAgentResult } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
-import type { ConfinedDir } from './confined-dir.js';
+import { refuseHardLinked, type ConfinedDir } from './confined-dir.js';
 
 export interface TransferScope {
   owner: string;
@@ -131,4 +132,41 @@ export class Transfers {
     await this.removeWhere((transfer) => !transfer.inUse && now - transfer.idleSince >= this.idleMs);
     this.arm();
   }
+}
+
+/** The next chunk of a download; the file must be the same inode, size and mtime as when the read began. */
+export async function readChunk(download: Download): Promise<EdgeAgentResult> {
+  const current = await download.handle.stat();
+  if (current.size !== download.stats.size || current.mtimeMs !== download.stats.mtimeMs) {
+    throw new EdgeStatusError('invalid_request', 'The file changed during the read.');
+  }
+  // A link made after the read began counts too: every chunk is refused from then on.
+  refuseHardLinked(current);
+  await download.dir.checkEntry(download.entry, download.stats);
+  const length = Math.min(Limits.FILE_CHUNK_MAX_BYTES, download.size - download.offset);
+  const data = Buffer.alloc(length);
+  let read = 0;
+  while (read < length) {
+    const { bytesRead } = await download.handle.read(data, read, length - read, download.offset + read);
+    if (bytesRead === 0) throw new EdgeStatusError('invalid_request', 'The file shrank during the read.');
+    read += bytesRead;
+  }
+  download.offset += length;
+  return result('ok', {
+    file: { name: download.entry, path: download.path, size: download.size },
+    file_data: data.toString('base64'),
+    file_offset: download.offset,
+    file_done: download.offset === download.size,
+  });
+}
+
+/** Releases what a transfer holds: its file, an upload's temp file, its directory. */
+export async function disposeTransfer(transfer: Transfer): Promise<void> {
+  await transfer.handle.close().catch(() => undefined);
+  if (transfer.kind === 'upload') {
+    // Through the open directory, so the temp file is removed where it really is, even if the
+    // directory was moved; never through a path that might now be a symlink.
+    await unlink(transfer.dir.entry(transfer.temp)).catch(() => undefined);
+  }
+  await transfer.dir.close();
 }

@@ -20,7 +20,7 @@ import {
   ScriptedDriver,
   parseScript,
 } from '../agent/scripted/index.js';
-import type { SessionClock } from './live-session.js';
+import type { SessionClock } from './turn-state.js';
 import { SessionsService } from './sessions.service.js';
 
 const ACCESS = 'a'.repeat(32);

@@ -1,12 +1,25 @@
 // `resume` on the edge (reference §2.3 resume): the checks of the history seed the router injects,
 // and of the binding a saved session left behind, before the session manager relaunches the
-// native thread. Pure checks; the relaunch itself lives with `start` in sessions.service.ts.
+// native thread. Pure checks; the relaunch itself lives with `start` in session-launcher.ts.
 import { realpath } from 'node:fs/promises';
-import { Limits, isOpaqueId, type EdgeAgentRPCRequest, type Installation } from '#contracts';
+import { Limits, isOpaqueId, type Activity, type EdgeAgentRPCRequest, type Installation } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { utf8Bytes } from '../common/utf8.js';
 import type { AgentBinding } from './bindings.js';
-import type { RestoredDisplay } from './live-session.js';
+import type { RestoredMessage } from './transcript-window.js';
+
+/** The display state a resume seed carries (checked here). */
+export interface RestoredDisplay {
+  revision: number;
+  window: number;
+  truncated: boolean;
+  /** Wall-clock ms of the original `started_at`. */
+  startedAt?: number;
+  title?: string;
+  model?: string;
+  messages: RestoredMessage[];
+  activities: Activity[];
+}
 
 const SEED_ROLES: ReadonlySet<string> = new Set(['user', 'assistant']);
 

@@ -16,7 +16,7 @@ import {
   ScriptedDriver,
   parseScript,
 } from '../agent/scripted/index.js';
-import type { SessionClock } from './live-session.js';
+import type { SessionClock } from './turn-state.js';
 import { SessionsService, type SessionChange, type SessionChangeSink } from './sessions.service.js';
 
 const ACCESS = 'a'.repeat(32);

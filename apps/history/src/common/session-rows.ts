@@ -37,13 +37,8 @@ export async function lockLiveSession(
     WHERE id = ${key.accessId} AND owner_id = ${key.ownerId} AND edge_id = ${key.edgeId}
     FOR SHARE`;
   if (access.length === 0) return 'no_access';
-  const lock = () => tx.$queryRaw<{ deleted: boolean; revision: bigint }[]>`
-    SELECT deleted, revision FROM session_histories
-    WHERE owner_id = ${key.ownerId} AND access_id = ${key.accessId}
-      AND edge_id = ${key.edgeId} AND session_id = ${key.sessionId}
-    FOR UPDATE`;
   // The row exists on every write but a session's first: lock it without an insert attempt.
-  let row = (await lock())[0];
+  let row = await lockSessionRow(tx, key);
   let inserted = false;
   if (!row && create) {
     const created = await tx.sessionHistory.createMany({
@@ -51,8 +46,22 @@ export async function lockLiveSession(
       skipDuplicates: true,
     });
     inserted = created.count > 0;
-    row = (await lock())[0];
+    row = await lockSessionRow(tx, key);
   }
   if (!row) return null;
-  return { inserted, deleted: row.deleted, revision: BigInt(row.revision) };
+  return { inserted, ...row };
+}
+
+/** Locks the session row (FOR UPDATE) until commit; null when there is none. */
+export async function lockSessionRow(
+  tx: Prisma.TransactionClient,
+  key: StoredSessionKey,
+): Promise<{ deleted: boolean; revision: bigint } | null> {
+  const rows = await tx.$queryRaw<{ deleted: boolean; revision: bigint }[]>`
+    SELECT deleted, revision FROM session_histories
+    WHERE owner_id = ${key.ownerId} AND access_id = ${key.accessId}
+      AND edge_id = ${key.edgeId} AND session_id = ${key.sessionId}
+    FOR UPDATE`;
+  const row = rows[0];
+  return row ? { deleted: row.deleted, revision: BigInt(row.revision) } : null;
 }

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { traceBackground } from '#telemetry';
+import { PeriodicTask } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { CompactionPolicy } from './compaction-policy.js';
@@ -31,7 +31,7 @@ export interface CompactionRun {
 @Injectable()
 export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JournalCompactor.name);
-  private timer: NodeJS.Timeout | undefined;
+  private task: PeriodicTask | undefined;
   private running: Promise<CompactionRun> | undefined;
   private failing = false;
   private stopped = false;
@@ -44,18 +44,14 @@ export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy
   onApplicationBootstrap(): void {
     const { intervalMs } = this.config.journalCompaction;
     if (intervalMs === 0) return;
-    this.timer = setInterval(
-      () => void traceBackground('history.journal-compaction', () => this.tick()),
-      intervalMs,
-    );
-    this.timer.unref();
+    this.task = new PeriodicTask({ name: 'history.journal-compaction', intervalMs }, () => this.tick());
+    this.task.start();
   }
 
   /** Stops the timer, then waits for a run in progress to finish its current session. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    await this.task?.stop();
     await this.running?.catch(() => undefined);
   }
 

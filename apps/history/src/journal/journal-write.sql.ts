@@ -5,17 +5,56 @@
 // only the statement's shape depends on the batch.
 import { Prisma } from '#persistence';
 import type { DispatchState } from '#contracts';
-import type { StoredSessionKey } from '../common/session-rows.js';
-import type { StoredItemState } from './journal-reducer.js';
-import type { StoredSubmissionState } from './submission-reducer.js';
+import { lockSessionRow, type StoredSessionKey } from '../common/session-rows.js';
+import type { BatchReads, BatchWrites, SessionColumns } from './journal-records.js';
 
 /** The access and the session row, as the lock statement leaves them. */
-export type SessionLock =
+type SessionLock =
   /** The access is gone (or never matched owner and edge). */
   | 'no_access'
   /** The access is held; the session row is locked, or null when there is none. */
   | { deleted: boolean; revision: bigint }
   | null;
+
+/** A session row as a writer holds it; `inserted` when this transaction created it. */
+export type HeldSession = 'no_access' | { deleted: boolean; revision: bigint; inserted: boolean } | null;
+
+/** A session to lock, and the row to insert when it has none (null: do not create one). */
+export interface LockTarget {
+  key: StoredSessionKey;
+  /** Called only when the row is missing (it seals ciphertexts). */
+  create: (() => SessionColumns & { createdAt: Date }) | null;
+}
+
+/**
+ * The journal's row-lock protocol, taken by every journal write: the accesses and session rows
+ * of the targets are locked in the given order (`lockAccessesAndSessions`), then a missing
+ * session row is inserted from its target's `create` (insert-or-ignore: a concurrent insert wins
+ * harmlessly) and held, by the insert itself or by locking the row that won.
+ */
+export async function lockSessionsForWrite(
+  tx: Prisma.TransactionClient,
+  targets: readonly LockTarget[],
+): Promise<HeldSession[]> {
+  const locks = await lockAccessesAndSessions(
+    tx,
+    targets.map((target) => target.key),
+  );
+  const held: HeldSession[] = [];
+  for (const [at, { key, create }] of targets.entries()) {
+    const lock = locks[at] ?? null;
+    if (lock === 'no_access') held.push(lock);
+    else if (lock !== null) held.push({ ...lock, inserted: false });
+    else if (create === null) held.push(null);
+    else {
+      const state = create();
+      const inserted = await insertSession(tx, key, state);
+      const row = inserted ? { deleted: false, revision: state.revision } : await lockSessionRow(tx, key);
+      held.push(row && { ...row, inserted });
+    }
+  }
+  return held;
+}
 
 /**
  * For each key in the given order (the caller sorts them, so two multi-session writers never
@@ -24,7 +63,7 @@ export type SessionLock =
  * session row is locked only after its access is held (the order every writer of session rows
  * takes, see session-rows.ts), and the keys are walked in order (a nested loop over them).
  */
-export async function lockAccessesAndSessions(
+async function lockAccessesAndSessions(
   tx: Prisma.TransactionClient,
   keys: readonly StoredSessionKey[],
 ): Promise<SessionLock[]> {
@@ -51,25 +90,12 @@ export async function lockAccessesAndSessions(
   });
 }
 
-/** The session row's columns a snapshot row sets. */
-export interface SessionColumns {
-  revision: bigint;
-  epoch: string;
-  payload: Uint8Array<ArrayBuffer>;
-  summary: Uint8Array<ArrayBuffer>;
-  running: boolean;
-  closed: boolean;
-  status: string;
-  updatedAt: Date;
-  syncedAt: Date;
-}
-
 /**
  * Inserts the session row unless one exists (insert-or-ignore: a concurrent insert wins
  * harmlessly); the inserted row is locked by this transaction. Returns false when a row was
- * there already (the caller locks it).
+ * there already (the caller locks that one).
  */
-export async function insertSession(
+async function insertSession(
   tx: Prisma.TransactionClient,
   key: StoredSessionKey,
   state: SessionColumns & { createdAt: Date },
@@ -82,34 +108,6 @@ export async function insertSession(
       ${state.createdAt}, ${state.updatedAt}, ${state.syncedAt})
     ON CONFLICT DO NOTHING`;
   return inserted > 0;
-}
-
-/** Locks an existing session row (after an insert lost to a concurrent one). */
-export async function lockSession(
-  tx: Prisma.TransactionClient,
-  key: StoredSessionKey,
-): Promise<{ deleted: boolean; revision: bigint } | null> {
-  const rows = await tx.$queryRaw<{ deleted: boolean; revision: bigint }[]>`
-    SELECT deleted, revision FROM session_histories
-    WHERE owner_id = ${key.ownerId} AND access_id = ${key.accessId}
-      AND edge_id = ${key.edgeId} AND session_id = ${key.sessionId}
-    FOR UPDATE`;
-  const row = rows[0];
-  return row ? { deleted: row.deleted, revision: BigInt(row.revision) } : null;
-}
-
-/** The session's journal state, as a batch starts from it. */
-export interface JournalStateView {
-  epoch: string;
-  lastStreamSeq: bigint;
-  fence: number;
-}
-
-/** What a session's batch reads before it folds its rows: the state (locked), items and submissions. */
-export interface BatchReads {
-  state: JournalStateView | undefined;
-  items: Map<string, StoredItemState>;
-  submissions: Map<string, StoredSubmissionState>;
 }
 
 /** Which session a read is for, and what it needs besides the state. */
@@ -190,82 +188,6 @@ export async function clearItems(tx: Prisma.TransactionClient, sessionIds: reado
   await tx.$executeRaw`DELETE FROM journal_items WHERE session_id = ANY(${sessionIds}::text[])`;
 }
 
-/** An item as a batch leaves it. `created` is set when a row of the batch created (or revived) it. */
-export interface ItemRow {
-  itemId: string;
-  revision: number;
-  body: Uint8Array<ArrayBuffer> | null;
-  digest: string | null;
-  deleted: boolean;
-  created?: { sequence: bigint; ordinal: number; observedAt: Date };
-}
-
-/** One journal row to insert (insert-or-ignore on its position). */
-export interface JournalRowWrite {
-  epoch: string;
-  revision: bigint;
-  payload: Uint8Array<ArrayBuffer> | null;
-  recordedAt: Date;
-  sequence: bigint;
-  touched: string[];
-  clientMessageId: string | null;
-}
-
-/** The settled part of a submission, as its latest applied row states it. */
-export interface SubmissionSettled {
-  dispatchState: string;
-  reason: string | null;
-  itemId: string | null;
-  resolvedAt: Date | null;
-}
-
-/** A submission as a batch leaves it: created by a row of the batch, or updated. */
-export type SubmissionWrite =
-  | {
-      kind: 'create';
-      clientMessageId: string;
-      epoch: string;
-      sequence: bigint;
-      fence: number;
-      payloadFingerprint: string;
-      submittedAt: Date;
-      settled: SubmissionSettled;
-    }
-  | { kind: 'update'; clientMessageId: string; settled: SubmissionSettled };
-
-export interface ReceiptWrite {
-  clientMessageId: string;
-  itemId: string | null;
-  epoch: string;
-  sequence: bigint;
-  acceptedAt: Date;
-}
-
-/** The journal head after the batch. */
-export interface HeadWrite {
-  epoch: string;
-  sequence: bigint;
-  streamSeq: bigint;
-  fence: number;
-  rolled: boolean;
-  /** The display window of the batch's last applied snapshot; null keeps the stored one. */
-  window: number | null;
-}
-
-/** Everything one session's batch writes, collapsed over its rows. */
-export interface BatchWrites {
-  key: StoredSessionKey;
-  /** Items not stored yet (inserted) and stored ones (updated). */
-  freshItems: ItemRow[];
-  changedItems: ItemRow[];
-  /** The session row's new columns, when the batch moves it to a higher revision. */
-  session: SessionColumns | null;
-  journal: JournalRowWrite[];
-  submissions: SubmissionWrite[];
-  receipts: ReceiptWrite[];
-  head: HeadWrite;
-}
-
 /** Flattens per-session lists into one list of (key, value). */
 function each<T>(writes: readonly BatchWrites[], pick: (write: BatchWrites) => readonly T[]) {
   return writes.flatMap((write) => pick(write).map((value) => ({ key: write.key, value })));
@@ -287,128 +209,16 @@ export async function writeBatches(
   tx: Prisma.TransactionClient,
   writes: readonly BatchWrites[],
 ): Promise<void> {
-  const parts: Prisma.Sql[] = [];
-  const fresh = each(writes, (write) => write.freshItems.map((item) => ({ item, epoch: write.head.epoch })));
-  if (fresh.length > 0) {
-    const items = fresh.map((row) => row.value.item);
-    parts.push(Prisma.sql`fresh_items AS (
-      INSERT INTO journal_items (session_id, owner_id, access_id, edge_id, item_id, epoch, revision,
-        sequence, ordinal, observed_at, body, body_digest, deleted)
-      SELECT * FROM unnest(${keyArrays(fresh)}, ${items.map((item) => item.itemId)}::text[],
-        ${fresh.map((row) => row.value.epoch)}::text[], ${items.map((item) => item.revision)}::int[],
-        ${items.map((item) => item.created!.sequence)}::bigint[], ${items.map((item) => item.created!.ordinal)}::int[],
-        ${items.map((item) => item.created!.observedAt)}::timestamptz[], ${items.map((item) => item.body)}::bytea[],
-        ${items.map((item) => item.digest)}::text[], ${items.map((item) => item.deleted)}::bool[]))`);
-  }
-  const changed = each(writes, (write) => write.changedItems);
-  if (changed.length > 0) {
-    const items = changed.map((row) => row.value);
-    // A tombstoned id that comes back is a new item at its new position (`moved`); any other
-    // change keeps the creation position.
-    parts.push(Prisma.sql`changed_items AS (
-      UPDATE journal_items i SET revision = t.revision, body = t.body, body_digest = t.body_digest,
-        deleted = t.deleted,
-        sequence = CASE WHEN t.moved THEN t.sequence ELSE i.sequence END,
-        ordinal = CASE WHEN t.moved THEN t.ordinal ELSE i.ordinal END,
-        observed_at = CASE WHEN t.moved THEN t.observed_at ELSE i.observed_at END
-      FROM unnest(${changed.map((row) => row.key.sessionId)}::text[], ${items.map((item) => item.itemId)}::text[],
-        ${items.map((item) => item.revision)}::int[], ${items.map((item) => item.body)}::bytea[],
-        ${items.map((item) => item.digest)}::text[], ${items.map((item) => item.deleted)}::bool[],
-        ${items.map((item) => item.created !== undefined)}::bool[],
-        ${items.map((item) => item.created?.sequence ?? 0n)}::bigint[], ${items.map((item) => item.created?.ordinal ?? 0)}::int[],
-        ${items.map((item) => item.created?.observedAt ?? null)}::timestamptz[])
-        AS t(session_id, item_id, revision, body, body_digest, deleted, moved, sequence, ordinal, observed_at)
-      WHERE i.session_id = t.session_id AND i.item_id = t.item_id)`);
-  }
-  const sessions = writes.flatMap((write) =>
-    write.session ? [{ key: write.key, value: write.session }] : [],
-  );
-  if (sessions.length > 0) {
-    const rows = sessions.map((row) => row.value);
-    parts.push(Prisma.sql`session_rows AS (
-      UPDATE session_histories h SET revision = t.revision, epoch = t.epoch, payload = t.payload,
-        summary = t.summary, running = t.running, closed = t.closed, status = t.status,
-        updated_at = t.updated_at, synced_at = t.synced_at
-      FROM unnest(${keyArrays(sessions)}, ${rows.map((row) => row.revision)}::bigint[],
-        ${rows.map((row) => row.epoch)}::text[], ${rows.map((row) => row.payload)}::bytea[],
-        ${rows.map((row) => row.summary)}::bytea[], ${rows.map((row) => row.running)}::bool[],
-        ${rows.map((row) => row.closed)}::bool[], ${rows.map((row) => row.status)}::text[],
-        ${rows.map((row) => row.updatedAt)}::timestamptz[], ${rows.map((row) => row.syncedAt)}::timestamptz[])
-        AS t(session_id, owner_id, access_id, edge_id, revision, epoch, payload, summary, running, closed,
-          status, updated_at, synced_at)
-      WHERE h.owner_id = t.owner_id AND h.access_id = t.access_id AND h.edge_id = t.edge_id
-        AND h.session_id = t.session_id AND h.deleted = false)`);
-  }
-  const journal = each(writes, (write) => write.journal);
-  if (journal.length > 0) {
-    const rows = journal.map((row) => row.value);
-    // `touched` differs in length from row to row, so each row's list travels as one JSON text.
-    // Insert-or-ignore on the row's position: a row stored already stays as it is.
-    parts.push(Prisma.sql`journal_rows AS (
-      INSERT INTO journal (session_id, owner_id, access_id, edge_id, epoch, revision, payload, recorded_at,
-        sequence, touched, client_message_id)
-      SELECT t.session_id, t.owner_id, t.access_id, t.edge_id, t.epoch, t.revision, t.payload, t.recorded_at,
-        t.sequence, ARRAY(SELECT json_array_elements_text(t.touched::json)), t.client_message_id
-      FROM unnest(${keyArrays(journal)}, ${rows.map((row) => row.epoch)}::text[],
-        ${rows.map((row) => row.revision)}::bigint[], ${rows.map((row) => row.payload)}::bytea[],
-        ${rows.map((row) => row.recordedAt)}::timestamptz[], ${rows.map((row) => row.sequence)}::bigint[],
-        ${rows.map((row) => JSON.stringify(row.touched))}::text[], ${rows.map((row) => row.clientMessageId)}::text[])
-        AS t(session_id, owner_id, access_id, edge_id, epoch, revision, payload, recorded_at, sequence, touched,
-          client_message_id)
-      ON CONFLICT DO NOTHING)`);
-  }
-  const submissions = each(writes, (write) => write.submissions);
-  const created = submissions.flatMap(({ key, value }) => (value.kind === 'create' ? [{ key, value }] : []));
-  if (created.length > 0) {
-    const values = created.map(
-      ({
-        key,
-        value: write,
-      }) => Prisma.sql`(${key.sessionId}, ${write.clientMessageId}, ${key.ownerId}, ${key.accessId},
-        ${key.edgeId}::bigint, ${write.epoch}, ${write.sequence}::bigint, ${write.fence}::int, ${write.payloadFingerprint},
-        ${write.settled.dispatchState}, ${write.settled.reason}::text, ${write.settled.itemId}::text,
-        ${write.submittedAt}::timestamptz, ${write.settled.resolvedAt}::timestamptz)`,
-    );
-    parts.push(Prisma.sql`created_submissions AS (
-      INSERT INTO journal_submissions (session_id, client_message_id, owner_id, access_id, edge_id, epoch,
-        sequence, fence, payload_fingerprint, dispatch_state, reason, item_id, submitted_at, resolved_at)
-      VALUES ${Prisma.join(values)})`);
-  }
-  const updated = submissions.flatMap(({ key, value }) => (value.kind === 'update' ? [{ key, value }] : []));
-  if (updated.length > 0) {
-    const rows = updated.map((row) => row.value);
-    parts.push(Prisma.sql`updated_submissions AS (
-      UPDATE journal_submissions j SET dispatch_state = t.dispatch_state, reason = t.reason,
-        item_id = t.item_id, resolved_at = t.resolved_at
-      FROM unnest(${updated.map((row) => row.key.sessionId)}::text[], ${rows.map((row) => row.clientMessageId)}::text[],
-        ${rows.map((row) => row.settled.dispatchState)}::text[], ${rows.map((row) => row.settled.reason)}::text[],
-        ${rows.map((row) => row.settled.itemId)}::text[], ${rows.map((row) => row.settled.resolvedAt)}::timestamptz[])
-        AS t(session_id, client_message_id, dispatch_state, reason, item_id, resolved_at)
-      WHERE j.session_id = t.session_id AND j.client_message_id = t.client_message_id)`);
-  }
-  const receipts = each(writes, (write) => write.receipts);
-  if (receipts.length > 0) {
-    const values = receipts.map(
-      ({ key, value: receipt }) => Prisma.sql`(${key.sessionId}, ${receipt.clientMessageId}, ${key.ownerId},
-        ${key.accessId}, ${key.edgeId}::bigint, ${receipt.itemId}::text, ${receipt.epoch}, ${receipt.sequence}::bigint,
-        ${receipt.acceptedAt}::timestamptz)`,
-    );
-    // Insert-or-ignore: a receipt, once minted, never moves.
-    parts.push(Prisma.sql`receipts AS (
-      INSERT INTO journal_receipts (session_id, client_message_id, owner_id, access_id, edge_id, item_id,
-        epoch, sequence, accepted_at)
-      VALUES ${Prisma.join(values)}
-      ON CONFLICT DO NOTHING)`);
-  }
-  // The heads: a new epoch's floor starts at 1, and a batch without a snapshot row (window null)
-  // keeps the stored window.
-  const heads = writes.map((write) => write.head);
-  parts.push(Prisma.sql`heads AS (
-    SELECT * FROM unnest(${keyArrays(writes)}, ${heads.map((head) => head.epoch)}::text[],
-      ${heads.map((head) => head.sequence)}::bigint[], ${heads.map((head) => head.streamSeq)}::bigint[],
-      ${heads.map((head) => head.fence)}::int[], ${heads.map((head) => head.window)}::int[],
-      ${heads.map((head) => head.rolled)}::bool[])
-      AS h(session_id, owner_id, access_id, edge_id, epoch, head_sequence, last_stream_seq, fence, "window", rolled))`);
+  const parts = [
+    freshItems(writes),
+    changedItems(writes),
+    sessionRows(writes),
+    journalRows(writes),
+    createdSubmissions(writes),
+    updatedSubmissions(writes),
+    receiptRows(writes),
+    heads(writes),
+  ].flatMap((part) => (part ? [part] : []));
   await tx.$executeRaw`
     WITH ${Prisma.join(parts, ',\n')}
     INSERT INTO journal_states (session_id, owner_id, access_id, edge_id, epoch, head_sequence,
@@ -426,4 +236,152 @@ export async function writeBatches(
         journal_states."window"),
       oldest_sequence = CASE WHEN (SELECT h.rolled FROM heads h WHERE h.session_id = EXCLUDED.session_id)
         THEN 1 ELSE journal_states.oldest_sequence END`;
+}
+
+/** Items not stored yet, inserted at their creation position. */
+function freshItems(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const fresh = each(writes, (write) => write.freshItems.map((item) => ({ item, epoch: write.head.epoch })));
+  if (fresh.length === 0) return null;
+  const items = fresh.map((row) => row.value.item);
+  return Prisma.sql`fresh_items AS (
+      INSERT INTO journal_items (session_id, owner_id, access_id, edge_id, item_id, epoch, revision,
+        sequence, ordinal, observed_at, body, body_digest, deleted)
+      SELECT * FROM unnest(${keyArrays(fresh)}, ${items.map((item) => item.itemId)}::text[],
+        ${fresh.map((row) => row.value.epoch)}::text[], ${items.map((item) => item.revision)}::int[],
+        ${items.map((item) => item.created!.sequence)}::bigint[], ${items.map((item) => item.created!.ordinal)}::int[],
+        ${items.map((item) => item.created!.observedAt)}::timestamptz[], ${items.map((item) => item.body)}::bytea[],
+        ${items.map((item) => item.digest)}::text[], ${items.map((item) => item.deleted)}::bool[]))`;
+}
+
+/** Stored items, updated in place. */
+function changedItems(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const changed = each(writes, (write) => write.changedItems);
+  if (changed.length === 0) return null;
+  const items = changed.map((row) => row.value);
+  // A tombstoned id that comes back is a new item at its new position (`moved`); any other
+  // change keeps the creation position.
+  return Prisma.sql`changed_items AS (
+      UPDATE journal_items i SET revision = t.revision, body = t.body, body_digest = t.body_digest,
+        deleted = t.deleted,
+        sequence = CASE WHEN t.moved THEN t.sequence ELSE i.sequence END,
+        ordinal = CASE WHEN t.moved THEN t.ordinal ELSE i.ordinal END,
+        observed_at = CASE WHEN t.moved THEN t.observed_at ELSE i.observed_at END
+      FROM unnest(${changed.map((row) => row.key.sessionId)}::text[], ${items.map((item) => item.itemId)}::text[],
+        ${items.map((item) => item.revision)}::int[], ${items.map((item) => item.body)}::bytea[],
+        ${items.map((item) => item.digest)}::text[], ${items.map((item) => item.deleted)}::bool[],
+        ${items.map((item) => item.created !== undefined)}::bool[],
+        ${items.map((item) => item.created?.sequence ?? 0n)}::bigint[], ${items.map((item) => item.created?.ordinal ?? 0)}::int[],
+        ${items.map((item) => item.created?.observedAt ?? null)}::timestamptz[])
+        AS t(session_id, item_id, revision, body, body_digest, deleted, moved, sequence, ordinal, observed_at)
+      WHERE i.session_id = t.session_id AND i.item_id = t.item_id)`;
+}
+
+/** The session rows the batches move to a higher revision (a tombstone is never written). */
+function sessionRows(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const sessions = writes.flatMap((write) =>
+    write.session ? [{ key: write.key, value: write.session }] : [],
+  );
+  if (sessions.length === 0) return null;
+  const rows = sessions.map((row) => row.value);
+  return Prisma.sql`session_rows AS (
+      UPDATE session_histories h SET revision = t.revision, epoch = t.epoch, payload = t.payload,
+        summary = t.summary, running = t.running, closed = t.closed, status = t.status,
+        updated_at = t.updated_at, synced_at = t.synced_at
+      FROM unnest(${keyArrays(sessions)}, ${rows.map((row) => row.revision)}::bigint[],
+        ${rows.map((row) => row.epoch)}::text[], ${rows.map((row) => row.payload)}::bytea[],
+        ${rows.map((row) => row.summary)}::bytea[], ${rows.map((row) => row.running)}::bool[],
+        ${rows.map((row) => row.closed)}::bool[], ${rows.map((row) => row.status)}::text[],
+        ${rows.map((row) => row.updatedAt)}::timestamptz[], ${rows.map((row) => row.syncedAt)}::timestamptz[])
+        AS t(session_id, owner_id, access_id, edge_id, revision, epoch, payload, summary, running, closed,
+          status, updated_at, synced_at)
+      WHERE h.owner_id = t.owner_id AND h.access_id = t.access_id AND h.edge_id = t.edge_id
+        AND h.session_id = t.session_id AND h.deleted = false)`;
+}
+
+/** The journal rows of the applied rows. */
+function journalRows(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const journal = each(writes, (write) => write.journal);
+  if (journal.length === 0) return null;
+  const rows = journal.map((row) => row.value);
+  // `touched` differs in length from row to row, so each row's list travels as one JSON text.
+  // Insert-or-ignore on the row's position: a row stored already stays as it is.
+  return Prisma.sql`journal_rows AS (
+      INSERT INTO journal (session_id, owner_id, access_id, edge_id, epoch, revision, payload, recorded_at,
+        sequence, touched, client_message_id)
+      SELECT t.session_id, t.owner_id, t.access_id, t.edge_id, t.epoch, t.revision, t.payload, t.recorded_at,
+        t.sequence, ARRAY(SELECT json_array_elements_text(t.touched::json)), t.client_message_id
+      FROM unnest(${keyArrays(journal)}, ${rows.map((row) => row.epoch)}::text[],
+        ${rows.map((row) => row.revision)}::bigint[], ${rows.map((row) => row.payload)}::bytea[],
+        ${rows.map((row) => row.recordedAt)}::timestamptz[], ${rows.map((row) => row.sequence)}::bigint[],
+        ${rows.map((row) => JSON.stringify(row.touched))}::text[], ${rows.map((row) => row.clientMessageId)}::text[])
+        AS t(session_id, owner_id, access_id, edge_id, epoch, revision, payload, recorded_at, sequence, touched,
+          client_message_id)
+      ON CONFLICT DO NOTHING)`;
+}
+
+/** Submissions a row of a batch created, with the state of their latest applied row. */
+function createdSubmissions(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const submissions = each(writes, (write) => write.submissions);
+  const created = submissions.flatMap(({ key, value }) => (value.kind === 'create' ? [{ key, value }] : []));
+  if (created.length === 0) return null;
+  const values = created.map(
+    ({
+      key,
+      value: write,
+    }) => Prisma.sql`(${key.sessionId}, ${write.clientMessageId}, ${key.ownerId}, ${key.accessId},
+        ${key.edgeId}::bigint, ${write.epoch}, ${write.sequence}::bigint, ${write.fence}::int, ${write.payloadFingerprint},
+        ${write.settled.dispatchState}, ${write.settled.reason}::text, ${write.settled.itemId}::text,
+        ${write.submittedAt}::timestamptz, ${write.settled.resolvedAt}::timestamptz)`,
+  );
+  return Prisma.sql`created_submissions AS (
+      INSERT INTO journal_submissions (session_id, client_message_id, owner_id, access_id, edge_id, epoch,
+        sequence, fence, payload_fingerprint, dispatch_state, reason, item_id, submitted_at, resolved_at)
+      VALUES ${Prisma.join(values)})`;
+}
+
+/** Stored submissions a batch settled or reopened. */
+function updatedSubmissions(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const submissions = each(writes, (write) => write.submissions);
+  const updated = submissions.flatMap(({ key, value }) => (value.kind === 'update' ? [{ key, value }] : []));
+  if (updated.length === 0) return null;
+  const rows = updated.map((row) => row.value);
+  return Prisma.sql`updated_submissions AS (
+      UPDATE journal_submissions j SET dispatch_state = t.dispatch_state, reason = t.reason,
+        item_id = t.item_id, resolved_at = t.resolved_at
+      FROM unnest(${updated.map((row) => row.key.sessionId)}::text[], ${rows.map((row) => row.clientMessageId)}::text[],
+        ${rows.map((row) => row.settled.dispatchState)}::text[], ${rows.map((row) => row.settled.reason)}::text[],
+        ${rows.map((row) => row.settled.itemId)}::text[], ${rows.map((row) => row.settled.resolvedAt)}::timestamptz[])
+        AS t(session_id, client_message_id, dispatch_state, reason, item_id, resolved_at)
+      WHERE j.session_id = t.session_id AND j.client_message_id = t.client_message_id)`;
+}
+
+/** Receipts minted by `accepted` settlements. */
+function receiptRows(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const receipts = each(writes, (write) => write.receipts);
+  if (receipts.length === 0) return null;
+  const values = receipts.map(
+    ({ key, value: receipt }) => Prisma.sql`(${key.sessionId}, ${receipt.clientMessageId}, ${key.ownerId},
+        ${key.accessId}, ${key.edgeId}::bigint, ${receipt.itemId}::text, ${receipt.epoch}, ${receipt.sequence}::bigint,
+        ${receipt.acceptedAt}::timestamptz)`,
+  );
+  // Insert-or-ignore: a receipt, once minted, never moves.
+  return Prisma.sql`receipts AS (
+      INSERT INTO journal_receipts (session_id, client_message_id, owner_id, access_id, edge_id, item_id,
+        epoch, sequence, accepted_at)
+      VALUES ${Prisma.join(values)}
+      ON CONFLICT DO NOTHING)`;
+}
+
+/**
+ * The heads, which the main statement upserts: a new epoch's floor starts at 1, and a batch
+ * without a snapshot row (window null) keeps the stored window.
+ */
+function heads(writes: readonly BatchWrites[]): Prisma.Sql {
+  const rows = writes.map((write) => write.head);
+  return Prisma.sql`heads AS (
+    SELECT * FROM unnest(${keyArrays(writes)}, ${rows.map((head) => head.epoch)}::text[],
+      ${rows.map((head) => head.sequence)}::bigint[], ${rows.map((head) => head.streamSeq)}::bigint[],
+      ${rows.map((head) => head.fence)}::int[], ${rows.map((head) => head.window)}::int[],
+      ${rows.map((head) => head.rolled)}::bool[])
+      AS h(session_id, owner_id, access_id, edge_id, epoch, head_sequence, last_stream_seq, fence, "window", rolled))`;
 }

@@ -38,8 +38,8 @@ import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
 import { JournalChainRepository } from './journal-chain.repository.js';
-import { JournalOutOfOrderError } from './journal.repository.js';
 import {
+  JournalOutOfOrderError,
   JournalService,
   UnstorableEntryError,
   type BatchEntryOutcome,
@@ -60,6 +60,8 @@ const JOURNAL_BATCH_MAX = 128;
  * each) share a transaction, bounded so its statements (and the acks waiting on it) stay short.
  */
 const JOURNAL_UNIT_MAX = 256;
+/** When a row's predecessor is missing on its first delivery, it is tried again after this. */
+const HOLE_RETRY_MS = 100;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
@@ -71,6 +73,12 @@ const NAK_MAX_DELAY_MS = 30_000;
  * `after` reads answer with `journal_gap` instead of a silently wrong timeline.
  */
 const ORDER_WAIT_DELIVERIES = 6;
+
+/** A message and what it parsed to. */
+interface Parsed {
+  msg: JsMsg;
+  entry: JournalMessage;
+}
 
 /** Why a message can never be stored; anything else is worth another attempt. */
 function permanentReason(error: unknown): string | null {
@@ -200,18 +208,13 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
 
   /**
    * Stores what the subjects of one or more sessions delivered together (one list per session):
-   * parsed, each session's sorted into stream order, and written in one transaction
-   * (JournalService.persistBatch); each message is then acked, nak'ed (its predecessor is
-   * missing) or terminated (unstorable) on its own outcome, and one notice per session carries
-   * its new head. If the transaction fails, the messages are retried one by one, so a row the
-   * database refuses holds back only itself (and the rows chained after it); a lone message is
-   * nak'ed and retried after the usual delay.
+   * parsed, each session's sorted into stream order, and written in one transaction (`store`).
    */
   private async handleBatch(sessions: JsMsg[][]): Promise<void> {
     const started = performance.now();
     // Stream order inside each session; the sessions stay apart (a session's rows form one run).
     const ordered = sessions.flatMap((msgs) => [...msgs].sort((a, b) => a.seq - b.seq));
-    const entries: { msg: JsMsg; entry: JournalMessage }[] = [];
+    const entries: Parsed[] = [];
     for (const msg of ordered) {
       try {
         entries.push({ msg, entry: this.parse(msg) });
@@ -219,20 +222,31 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         this.settle(msg, error, started);
       }
     }
-    if (entries.length === 0) return;
-    let outcomes: BatchEntryOutcome[];
+    if (entries.length > 0) await this.store(entries, started);
+  }
+
+  /**
+   * Writes parsed messages through the one write path (JournalService.persistBatch, a lone
+   * message being a batch of one); each message is then settled on its own outcome. If the
+   * transaction fails, the messages are retried one by one, each a batch of one, so a row the
+   * database refuses holds back only itself (and the rows chained after it); a lone message is
+   * nak'ed and retried after the usual delay.
+   */
+  private async store(entries: readonly Parsed[], started: number): Promise<void> {
+    const consumer = this.subjects.historyJournalConsumer;
     const persist = () =>
       this.journal.persistBatch(
         entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg) })),
       );
+    let outcomes: BatchEntryOutcome[];
     try {
-      // A lone message takes the same (cheapest) write path as a batch, in its own trace span.
+      // A lone message is traced in a span of its own, several as one batch span.
       outcomes =
         entries.length === 1
-          ? await consumeTraced(entries[0]!.msg, this.subjects.historyJournalConsumer, persist)
+          ? await consumeTraced(entries[0]!.msg, consumer, persist)
           : await consumeBatchTraced(
               entries.map(({ msg }) => msg),
-              this.subjects.historyJournalConsumer,
+              consumer,
               persist,
             );
     } catch (error) {
@@ -244,13 +258,23 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       this.logger.warn(
         `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
       );
-      for (const { msg } of entries) {
-        await consumeTraced(msg, this.subjects.historyJournalConsumer, () => this.handle(msg));
-      }
+      for (const entry of entries) await this.store([entry], performance.now());
       return;
     }
+    await this.settleOutcomes(entries, outcomes, started);
+  }
+
+  /**
+   * Acks, nak's (its predecessor is missing: the hole is filled first) or terminates (unstorable)
+   * each message on its own outcome; one notice per session carries its new head.
+   */
+  private async settleOutcomes(
+    entries: readonly Parsed[],
+    outcomes: readonly BatchEntryOutcome[],
+    started: number,
+  ): Promise<void> {
     const heads = new Map<string, JournalNoticePayload>();
-    const holes: { msg: JsMsg; entry: JournalMessage }[] = [];
+    const holes: Parsed[] = [];
     entries.forEach(({ msg, entry }, index) => {
       const outcome = outcomes[index]!;
       if (typeof outcome === 'object') {
@@ -271,8 +295,16 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     });
     // One notice per session: subscribers read their own pages from the head they last saw.
     for (const head of heads.values()) this.publishNotice(head);
+    // A hole on first delivery is nearly always a predecessor another replica is writing right
+    // now (replicas share the durable, so one session's rows interleave between them): it is
+    // tried again in a moment, in a batch. Repairing it at once costs a stream read and a
+    // transaction of its own per row, and made two replicas drain a backlog six times slower
+    // than one (docs/scaling.md). A hole still there on a later delivery is repaired.
+    const firstTry = (msg: JsMsg) => msg.info.deliveryCount <= 1;
+    for (const { msg } of holes) if (firstTry(msg)) msg.nak(HOLE_RETRY_MS);
     // In stream order: filling the first hole of a session usually readies the rows after it.
     for (const { msg, entry } of holes) {
+      if (firstTry(msg)) continue;
       await consumeTraced(msg, this.subjects.historyJournalConsumer, () =>
         this.settleAfter(msg, started, () => this.storeAfterRepair(msg, entry)),
       );
@@ -296,20 +328,6 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
     // so a lost notice only delays a stream until its next wake-up, never loses a row.
     this.nc.publish(this.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
-  }
-
-  /** Stores one message on its own (a lone message, or the retry of a failed batch). */
-  private async handle(msg: JsMsg): Promise<void> {
-    const started = performance.now();
-    await this.settleAfter(msg, started, async () => {
-      const entry = this.parse(msg);
-      try {
-        return { entry, outcome: await this.journal.persist(entry, this.deliveryOf(msg)) };
-      } catch (error) {
-        if (!(error instanceof JournalOutOfOrderError)) throw error;
-        return this.storeAfterRepair(msg, entry);
-      }
-    });
   }
 
   /**

@@ -11,15 +11,16 @@ import { parseEdgeId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import { sessionSummary, storedSnapshot } from '../common/stored-session.js';
 import { reduce, windowOf, type RenderBody } from './journal-reducer.js';
-import {
-  JournalRepository,
-  type BatchOutcome,
-  type BatchRow,
-  type JournalRecord,
-  type SaveOutcome,
-  type StructuredRecord,
-  type SubmissionRecord,
-} from './journal.repository.js';
+import type {
+  BatchOutcome,
+  BatchRow,
+  SaveOutcome,
+  SessionSeal,
+  SnapshotFields,
+  StructuredRecord,
+  SubmissionRecord,
+} from './journal-records.js';
+import { JournalRepository, type UnsequencedRecord } from './journal.repository.js';
 
 /** Where a message sits in the stream, as the consumer knows it. */
 export interface Delivery {
@@ -36,6 +37,14 @@ export class UnstorableEntryError extends Error {
   }
 }
 
+/** The previous message of this session's subject is not applied yet; nothing was written. */
+export class JournalOutOfOrderError extends Error {
+  constructor(sessionId: string) {
+    super(`Journal row of session ${sessionId} arrived before its predecessor.`);
+    this.name = 'JournalOutOfOrderError';
+  }
+}
+
 export type PersistOutcome = SaveOutcome | 'transient';
 
 /** One message of a session-batch, as the consumer hands it over. */
@@ -43,6 +52,9 @@ export interface BatchEntry {
   message: JournalMessage;
   delivery: Delivery;
 }
+
+/** An unsequenced snapshot row, prepared for its own write path. */
+type Unsequenced = { kind: 'unsequenced'; record: UnsequencedRecord };
 
 /** What became of one message of a session-batch. */
 export type BatchEntryOutcome = PersistOutcome | 'out_of_order' | { unstorable: string };
@@ -56,19 +68,15 @@ export class JournalService {
     private readonly cipher: HistoryCipher,
   ) {}
 
-  async persist(message: JournalMessage, delivery?: Delivery): Promise<PersistOutcome> {
-    // Sessions without a saved access are transient previews; they have no durable history.
-    const key = this.keyOf(message);
-    if (key === null) return 'transient';
-    const outcome = isSubmissionEntry(message)
-      ? await this.persistSubmission(message, key, delivery)
-      : await this.persistEntry(message, key, delivery);
-    if (outcome === 'no_access') {
-      this.logger.debug(
-        `Session ${message.session_id} revision ${message.revision} not stored: access ${message.access_id} is gone.`,
-      );
-    }
-    return outcome;
+  /**
+   * Stores one message: a batch of one (`persistBatch`). Throws UnstorableEntryError when it can
+   * never be stored, JournalOutOfOrderError when its predecessor is not applied yet.
+   */
+  async persist(message: JournalMessage, delivery: Delivery): Promise<PersistOutcome> {
+    const [outcome] = await this.persistBatch([{ message, delivery }]);
+    if (outcome === 'out_of_order') throw new JournalOutOfOrderError(message.session_id);
+    if (typeof outcome === 'object') throw new UnstorableEntryError(outcome.unstorable);
+    return outcome ?? 'unchanged';
   }
 
   /**
@@ -98,8 +106,9 @@ export class JournalService {
       });
     };
     for (const [index, { message, delivery }] of entries.entries()) {
-      let prepared: { key: StoredSessionKey; row: BatchRow | null };
+      let prepared: { key: StoredSessionKey; row: BatchRow | Unsequenced };
       try {
+        // Sessions without a saved access are transient previews; they have no durable history.
         const key = this.keyOf(message);
         if (key === null) {
           outcomes[index] = 'transient';
@@ -111,9 +120,10 @@ export class JournalService {
         outcomes[index] = { unstorable: error.message };
         continue;
       }
-      if (prepared.row === null) {
+      if (prepared.row.kind === 'unsequenced') {
         await flush();
-        outcomes[index] = await this.persist(message, delivery);
+        outcomes[index] = await this.journal.saveUnsequenced(prepared.row.record);
+        this.logNoAccess([outcomes[index]], prepared.key.sessionId, prepared.key.accessId);
         continue;
       }
       const id = keyId(prepared.key);
@@ -145,32 +155,27 @@ export class JournalService {
     return { ownerId: message.actor_id, accessId: message.access_id, edgeId, sessionId: message.session_id };
   }
 
-  /** A batch row for a sequenced message; null for an unsequenced one (stored on its own). */
-  private batchRow(message: JournalMessage, key: StoredSessionKey, delivery: Delivery): BatchRow | null {
+  /** A batch row for a sequenced message; an unsequenced one is stored on its own. */
+  private batchRow(
+    message: JournalMessage,
+    key: StoredSessionKey,
+    delivery: Delivery,
+  ): BatchRow | Unsequenced {
     if (isSubmissionEntry(message)) {
       return { kind: 'submission', record: this.submissionRecord(message, key, delivery) };
     }
-    if (message.sequence === undefined) return null;
-    const { plaintext, revision } = this.checkedSnapshot(message);
-    const snapshot = message.snapshot;
-    return {
-      kind: 'snapshot',
-      record: {
-        key,
-        epoch: message.epoch,
-        revision,
-        journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, message.epoch, revision)),
-        sealSession: () => ({
-          payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
-          summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
-        }),
-        running: snapshot.running ?? false,
-        closed: snapshot.closed ?? false,
-        status: snapshot.status,
-        recordedAt: new Date(message.recorded_at),
-        structured: this.structured(message, key, delivery)!,
-      },
-    };
+    if (message.sequence === undefined) {
+      return { kind: 'unsequenced', record: this.unsequenced(message, key) };
+    }
+    const { fields, journalPayload, sealSession } = this.sealedSnapshot(message, key);
+    const structured = this.structured(message, message.sequence, key, delivery);
+    return { kind: 'snapshot', record: { ...fields, journalPayload, sealSession, structured } };
+  }
+
+  /** A row written before the router sequenced rows (see JournalRepository.saveUnsequenced). */
+  private unsequenced(entry: JournalEntry, key: StoredSessionKey): UnsequencedRecord {
+    const { fields, journalPayload, sealSession } = this.sealedSnapshot(entry, key);
+    return { ...fields, ...sealSession(), journalPayload };
   }
 
   private logNoAccess(outcomes: readonly BatchOutcome[], sessionId: string, accessId: string): void {
@@ -180,20 +185,11 @@ export class JournalService {
   }
 
   /** A router-written submission row: sequenced, so it only ever arrives with its delivery. */
-  private persistSubmission(
-    entry: JournalSubmissionEntry,
-    key: StoredSessionKey,
-    delivery: Delivery | undefined,
-  ): Promise<SaveOutcome> {
-    return this.journal.saveSubmission(this.submissionRecord(entry, key, delivery));
-  }
-
   private submissionRecord(
     entry: JournalSubmissionEntry,
     key: StoredSessionKey,
-    delivery: Delivery | undefined,
+    delivery: Delivery,
   ): SubmissionRecord {
-    if (!delivery) throw new UnstorableEntryError('a submission row is stored only from the journal stream');
     return {
       key,
       epoch: entry.epoch,
@@ -210,35 +206,31 @@ export class JournalService {
     };
   }
 
-  private persistEntry(
+  /**
+   * What a snapshot row states about its session, its journal row's ciphertext, and how to seal
+   * the session row's (called only for a row that ends up on the session row).
+   */
+  private sealedSnapshot(
     entry: JournalEntry,
     key: StoredSessionKey,
-    delivery: Delivery | undefined,
-  ): Promise<SaveOutcome> {
-    return this.journal.save(this.entryRecord(entry, key, delivery));
-  }
-
-  /** Validates and encrypts a snapshot row (UnstorableEntryError when it can never be stored). */
-  private entryRecord(
-    entry: JournalEntry,
-    key: StoredSessionKey,
-    delivery: Delivery | undefined,
-  ): JournalRecord {
-    const snapshot = entry.snapshot;
+  ): { fields: SnapshotFields; journalPayload: Uint8Array<ArrayBuffer>; sealSession: () => SessionSeal } {
     const { plaintext, revision } = this.checkedSnapshot(entry);
-    const structured = delivery ? this.structured(entry, key, delivery) : undefined;
+    const snapshot = entry.snapshot;
     return {
-      key,
-      epoch: entry.epoch,
-      revision,
-      payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
+      fields: {
+        key,
+        epoch: entry.epoch,
+        revision,
+        running: snapshot.running ?? false,
+        closed: snapshot.closed ?? false,
+        status: snapshot.status,
+        recordedAt: new Date(entry.recorded_at),
+      },
       journalPayload: this.cipher.encrypt(plaintext, Aad.journal(key, entry.epoch, revision)),
-      summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
-      running: snapshot.running ?? false,
-      closed: snapshot.closed ?? false,
-      status: snapshot.status,
-      recordedAt: new Date(entry.recorded_at),
-      ...(structured ? { structured } : {}),
+      sealSession: () => ({
+        payload: this.cipher.encrypt(plaintext, Aad.payload(key)),
+        summary: this.cipher.encryptJson(sessionSummary(snapshot), Aad.summary(key)),
+      }),
     };
   }
 
@@ -256,14 +248,14 @@ export class JournalService {
   /** The reduced-state part of an entry that carries a router-assigned sequence. */
   private structured(
     entry: JournalEntry,
+    sequence: number,
     key: StoredSessionKey,
     delivery: Delivery,
-  ): StructuredRecord | undefined {
-    if (entry.sequence === undefined) return undefined;
+  ): StructuredRecord {
     const digest = (itemId: string, body: RenderBody) =>
       this.cipher.digest(JSON.stringify(body), Aad.item(key, itemId));
     return {
-      sequence: BigInt(entry.sequence),
+      sequence: BigInt(sequence),
       streamSeq: BigInt(delivery.streamSeq),
       prevStreamSeq: BigInt(entry.prev_stream_seq ?? 0),
       window: windowOf(entry.snapshot),

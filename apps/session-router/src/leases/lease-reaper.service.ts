@@ -6,7 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { EDGE_AGENT_RPC_VERSION, type EdgeAgentResult } from '#contracts';
-import { traceBackground } from '#telemetry';
+import { PeriodicTask } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import {
@@ -29,8 +29,7 @@ const RETRY_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upgra
 @Injectable()
 export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(LeaseReaper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
+  private readonly task: PeriodicTask;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -38,21 +37,21 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly leases: LeasesRepository,
     private readonly edge: EdgeRpcClient,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(
+      { name: 'router.lease-reaper', intervalMs: this.config.leaseReaperIntervalMs },
+      () => this.tick(),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => void traceBackground('router.lease-reaper', () => this.tick()),
-      this.config.leaseReaperIntervalMs,
-    );
-    this.timer.unref();
+    this.task.start();
   }
 
   /** Stops claiming, then waits for the claims already taken. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    await this.task.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -61,8 +60,7 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
-    this.ticking = true;
+    if (this.stopped) return;
     try {
       await this.leases.migrateLegacy(LEASE_REAPER_BATCH);
       const now = Date.now();
@@ -79,8 +77,6 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
       }
     } catch (error) {
       this.log.warn(`Lease reaper pass failed: ${(error as Error).message}`);
-    } finally {
-      this.ticking = false;
     }
   }
 

@@ -14,7 +14,7 @@ import {
   type OpenSubmissionPosition,
   type Submission,
 } from '#contracts';
-import { recordSubmissionsSettled, traceBackground } from '#telemetry';
+import { PeriodicTask, recordSubmissionsSettled } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
@@ -62,8 +62,7 @@ export interface RoundReport {
 @Injectable()
 export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(SubmissionReconciler.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly task: PeriodicTask;
   private stopped = false;
 
   constructor(
@@ -72,28 +71,24 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
     private readonly edge: EdgeRpcClient,
     private readonly ledger: OperationLedgerRepository,
     private readonly journal: SessionUpdateService,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(
+      {
+        name: 'router.submission-sweep',
+        intervalMs: this.config.submissionSweepIntervalMs,
+        firstDelayMs: FIRST_ROUND_DELAY_MS,
+      },
+      () => this.tick(),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(FIRST_ROUND_DELAY_MS);
+    this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      // A round of its own trace, not the one of the request that happened to schedule the timer.
-      this.running = traceBackground('router.submission-sweep', () => this.tick()).finally(() => {
-        this.running = undefined;
-        this.schedule(this.config.submissionSweepIntervalMs);
-      });
-    }, delayMs);
-    this.timer.unref();
+    await this.task.stop();
   }
 
   private async tick(): Promise<void> {

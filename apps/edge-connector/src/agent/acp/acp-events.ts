@@ -3,7 +3,8 @@
 // chunks become streamed assistant text, thought chunks a `reasoning` activity (its text is never
 // shown, as with Codex), tool calls tool activities.
 import type { AgentEvent, NativeActivity } from '../agent-driver.js';
-import { DIFF_MAX_CHARS, NATIVE_ID_MAX_CHARS, TOOL_TITLE_MAX_CHARS } from './acp-limits.js';
+import { NATIVE_ID_MAX_CHARS } from '../prompt-limits.js';
+import { DIFF_MAX_CHARS, TOOL_TITLE_MAX_CHARS } from './acp-limits.js';
 
 export type JsonObject = Record<string, unknown>;
 export const isObject = (value: unknown): value is JsonObject =>

@@ -49,103 +49,116 @@ function unknownUpdateKind(message: Record<string, unknown>): string | undefined
   return KNOWN_UPDATE_KINDS.has(kind) ? undefined : kind;
 }
 
-/** Splits `input` into frames and hands each parsed object to the connection. */
-export function boundedNdJsonStream(
-  input: Readable,
-  output: Writable,
-  onClose: (reason: StreamCloseReason) => void,
-  onUnknownKind: (kind: string) => void,
-): Stream {
-  let closed = false;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let controller!: ReadableStreamDefaultController<AnyMessage>;
+/** Splits `input` into frames and hands each parsed object to the connection's readable side. */
+class FrameReader {
+  closed = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private controller!: ReadableStreamDefaultController<AnyMessage>;
 
-  const fail = (reason: StreamCloseReason): void => {
-    if (closed) return;
-    closed = true;
-    pending = [];
-    input.removeAllListeners('data');
-    input.resume(); // Keep draining so the child never blocks on a full pipe before it is killed.
+  constructor(
+    private readonly input: Readable,
+    private readonly onClose: (reason: StreamCloseReason) => void,
+    private readonly onUnknownKind: (kind: string) => void,
+  ) {}
+
+  start(controller: ReadableStreamDefaultController<AnyMessage>, output: Writable): void {
+    this.controller = controller;
+    this.input.on('data', this.onData);
+    this.input.once('end', () => this.fail('stream_ended'));
+    this.input.once('error', () => this.fail('stream_ended'));
+    output.on('error', () => this.fail('write_failed'));
+  }
+
+  cancel(): void {
+    this.closed = true;
+    this.input.removeListener('data', this.onData);
+  }
+
+  private fail(reason: StreamCloseReason): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pending = [];
+    this.input.removeAllListeners('data');
+    this.input.resume(); // Keep draining so the child never blocks on a full pipe before it is killed.
     try {
-      if (reason === 'stream_ended') controller.close();
-      else controller.error(new StreamClosedError(reason));
+      if (reason === 'stream_ended') this.controller.close();
+      else this.controller.error(new StreamClosedError(reason));
     } catch {
       // Already closed by the consumer.
     }
-    onClose(reason);
-  };
+    this.onClose(reason);
+  }
 
-  const onLine = (line: Buffer): void => {
+  private onLine(line: Buffer): void {
     const text = line.toString('utf8').trim();
     if (text === '') return;
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      fail('invalid_frame');
+      this.fail('invalid_frame');
       return;
     }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      fail('invalid_frame');
+      this.fail('invalid_frame');
       return;
     }
     const unknown = unknownUpdateKind(message as Record<string, unknown>);
     if (unknown !== undefined) {
-      onUnknownKind(unknown);
+      this.onUnknownKind(unknown);
       return;
     }
-    controller.enqueue(message as AnyMessage);
+    this.controller.enqueue(message as AnyMessage);
     // A high-water mark of 0 makes desiredSize the negated backlog.
-    if ((controller.desiredSize ?? 0) < -RPC_EVENT_QUEUE_MAX) fail('event_queue_overflow');
-  };
+    if ((this.controller.desiredSize ?? 0) < -RPC_EVENT_QUEUE_MAX) this.fail('event_queue_overflow');
+  }
 
-  const onData = (chunk: Buffer): void => {
+  private readonly onData = (chunk: Buffer): void => {
     let start = 0;
-    while (!closed) {
+    while (!this.closed) {
       const newline = chunk.indexOf(NEWLINE, start);
       if (newline === -1) break;
       const piece = chunk.subarray(start, newline);
       start = newline + 1;
-      if (pendingBytes + piece.length > RPC_FRAME_MAX_BYTES) {
-        fail('frame_too_large');
+      if (this.pendingBytes + piece.length > RPC_FRAME_MAX_BYTES) {
+        this.fail('frame_too_large');
         return;
       }
-      const line = pendingBytes === 0 ? piece : Buffer.concat([...pending, piece]);
-      pending = [];
-      pendingBytes = 0;
-      onLine(line);
+      const line = this.pendingBytes === 0 ? piece : Buffer.concat([...this.pending, piece]);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.onLine(line);
     }
-    if (closed || start >= chunk.length) return;
+    if (this.closed || start >= chunk.length) return;
     const rest = chunk.subarray(start);
-    if (pendingBytes + rest.length > RPC_FRAME_MAX_BYTES) {
-      fail('frame_too_large');
+    if (this.pendingBytes + rest.length > RPC_FRAME_MAX_BYTES) {
+      this.fail('frame_too_large');
       return;
     }
-    pending.push(Buffer.from(rest));
-    pendingBytes += rest.length;
+    this.pending.push(Buffer.from(rest));
+    this.pendingBytes += rest.length;
   };
+}
 
+/** The agent's stdio as the ACP SDK's message stream, within the edge's transport bounds. */
+export function boundedNdJsonStream(
+  input: Readable,
+  output: Writable,
+  onClose: (reason: StreamCloseReason) => void,
+  onUnknownKind: (kind: string) => void,
+): Stream {
+  const reader = new FrameReader(input, onClose, onUnknownKind);
   const readable = new ReadableStream<AnyMessage>(
     {
-      start(c) {
-        controller = c;
-        input.on('data', onData);
-        input.once('end', () => fail('stream_ended'));
-        input.once('error', () => fail('stream_ended'));
-        output.on('error', () => fail('write_failed'));
-      },
-      cancel() {
-        closed = true;
-        input.removeListener('data', onData);
-      },
+      start: (controller) => reader.start(controller, output),
+      cancel: () => reader.cancel(),
     },
     { highWaterMark: 0 },
   );
-
   const writable = new WritableStream<AnyMessage>({
     write(message) {
-      if (closed) throw new StreamClosedError('write_failed');
+      if (reader.closed) throw new StreamClosedError('write_failed');
       const line = JSON.stringify(message);
       // A frame the agent could not accept is refused here; the caller's request fails alone.
       if (Buffer.byteLength(line) > RPC_FRAME_MAX_BYTES) throw new StreamClosedError('frame_too_large');

@@ -2,18 +2,15 @@
 // session keeps the turn state and decides what to emit or answer.
 import type { InputQuestion } from '#contracts';
 import type { NativeActivity } from '../agent-driver.js';
+import { checkOptions, validHeader, within } from '../input-questions.js';
 import {
   APPROVAL_COMMAND_MAX_CHARS,
-  APPROVAL_INPUT_MAX_BYTES,
-  INPUT_HEADER_MAX_CHARS,
-  INPUT_OPTION_DESCRIPTION_MAX_CHARS,
-  INPUT_OPTION_LABEL_MAX_CHARS,
-  INPUT_OPTIONS_MAX,
+  APPROVAL_PARAMS_MAX_BYTES,
   INPUT_PARAMS_MAX_BYTES,
   INPUT_QUESTION_TEXT_MAX_CHARS,
   INPUT_QUESTIONS_MAX,
   NATIVE_ID_MAX_CHARS,
-} from './claude-limits.js';
+} from '../prompt-limits.js';
 import type { JsonObject } from './claude-stream.js';
 
 export const BASH_TOOL = 'Bash';
@@ -79,7 +76,7 @@ export type BashCheck = { ok: true; command: string; reason?: string } | { ok: f
 /** A Bash permission question the edge can show faithfully, or why it is denied unasked. */
 export function checkBashApproval(input: unknown): BashCheck {
   if (!isObject(input)) return { ok: false, reason: 'input_invalid' };
-  if (jsonBytes(input) > APPROVAL_INPUT_MAX_BYTES) return { ok: false, reason: 'input_too_large' };
+  if (jsonBytes(input) > APPROVAL_PARAMS_MAX_BYTES) return { ok: false, reason: 'input_too_large' };
   const command = str(input.command);
   if (!command || command.trim() === '' || command.length > APPROVAL_COMMAND_MAX_CHARS) {
     return { ok: false, reason: 'command_invalid' };
@@ -92,9 +89,6 @@ export function checkBashApproval(input: unknown): BashCheck {
 
 export type QuestionCheck =
   { ok: true; questions: InputQuestion[]; texts: Map<string, string> } | { ok: false; reason: string };
-
-const within = (value: unknown, min: number, max: number): value is string =>
-  typeof value === 'string' && value.length >= min && value.length <= max;
 
 /**
  * AskUserQuestion as the input card Codex questions produce [§3 input requests]. Claude's
@@ -116,30 +110,9 @@ export function checkQuestions(input: unknown): QuestionCheck {
       return { ok: false, reason: 'question_invalid' };
     }
     seen.add(q.question);
-    if (q.header !== undefined && q.header !== null && !within(q.header, 0, INPUT_HEADER_MAX_CHARS)) {
-      return { ok: false, reason: 'header_invalid' };
-    }
-    const rawOptions = q.options ?? [];
-    if (!Array.isArray(rawOptions) || rawOptions.length > INPUT_OPTIONS_MAX) {
-      return { ok: false, reason: 'options_invalid' };
-    }
-    const labels = new Set<string>();
-    const options: { label: string; description?: string }[] = [];
-    for (const option of rawOptions) {
-      if (
-        !isObject(option) ||
-        !within(option.label, 1, INPUT_OPTION_LABEL_MAX_CHARS) ||
-        labels.has(option.label)
-      ) {
-        return { ok: false, reason: 'options_invalid' };
-      }
-      labels.add(option.label);
-      const description = option.description ?? undefined;
-      if (description !== undefined && !within(description, 0, INPUT_OPTION_DESCRIPTION_MAX_CHARS)) {
-        return { ok: false, reason: 'options_invalid' };
-      }
-      options.push({ label: option.label, ...(description ? { description } : {}) });
-    }
+    if (!validHeader(q.header)) return { ok: false, reason: 'header_invalid' };
+    const options = checkOptions(q.options);
+    if (!options) return { ok: false, reason: 'options_invalid' };
     const id = `q${index + 1}`;
     texts.set(id, q.question);
     questions.push({

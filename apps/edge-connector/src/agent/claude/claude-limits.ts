@@ -23,26 +23,14 @@ export const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** Any other control request (interrupt, set_model); the same margin as the Codex driver. */
 export const CONTROL_TIMEOUT_MS = 15_000;
 
-/** Permission questions are denied unasked beyond these (the Codex driver's approval bounds). */
-export const APPROVAL_INPUT_MAX_BYTES = 32 * KiB;
-export const APPROVAL_COMMAND_MAX_CHARS = 16_384;
-
-/** AskUserQuestion is refused beyond these (the reference's input-request bounds, §3). */
-export const INPUT_PARAMS_MAX_BYTES = 24 * KiB;
-export const INPUT_QUESTIONS_MAX = 3;
-export const INPUT_QUESTION_TEXT_MAX_CHARS = 4096;
-export const INPUT_HEADER_MAX_CHARS = 256;
-export const INPUT_OPTIONS_MAX = 8;
-export const INPUT_OPTION_LABEL_MAX_CHARS = 512;
-export const INPUT_OPTION_DESCRIPTION_MAX_CHARS = 2048;
+// Permission-question, AskUserQuestion and native-id bounds are those of every driver:
+// ../prompt-limits.ts.
 
 /**
  * Tool calls remembered per turn (to finish their activities); later ones show no activity. Far
  * above the 128 activities a snapshot keeps [§3 activity projection].
  */
 export const TOOLS_PER_TURN_MAX = 1024;
-/** Native ids the edge hashes into public ids [§3 activity projection]. */
-export const NATIVE_ID_MAX_CHARS = 256;
 /** The model catalog of `initialize` [§2.3 models: more than 256 is an error]. */
 export const MODELS_MAX = 256;
 export const MODEL_ID_MAX_BYTES = 128;

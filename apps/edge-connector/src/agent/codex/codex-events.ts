@@ -2,20 +2,14 @@
 // session decides what to do with the result (emit, answer, decline).
 import type { InputQuestion } from '#contracts';
 import type { AgentEvent, NativeActivity } from '../agent-driver.js';
+import { checkQuestions, within, type CheckedQuestion } from '../input-questions.js';
 import {
   APPROVAL_COMMAND_MAX_CHARS,
   APPROVAL_PARAMS_MAX_BYTES,
-  INPUT_HEADER_MAX_CHARS,
   INPUT_ITEM_ID_MAX_CHARS,
-  INPUT_OPTION_DESCRIPTION_MAX_CHARS,
-  INPUT_OPTION_LABEL_MAX_CHARS,
-  INPUT_OPTIONS_MAX,
   INPUT_PARAMS_MAX_BYTES,
-  INPUT_QUESTION_ID_MAX_CHARS,
-  INPUT_QUESTION_TEXT_MAX_CHARS,
-  INPUT_QUESTIONS_MAX,
   NATIVE_ID_MAX_CHARS,
-} from './codex-limits.js';
+} from '../prompt-limits.js';
 import type { JsonObject, RequestId } from './json-rpc.js';
 
 /** Item kinds the edge projects as activities [§3 activity projection]; others stay native. */
@@ -223,8 +217,18 @@ export function checkApproval(
 export type InputCheck =
   { ok: true; event: Extract<AgentEvent, { type: 'input_request' }> } | { ok: false; reason: string };
 
-const within = (value: unknown, min: number, max: number): value is string =>
-  typeof value === 'string' && value.length >= min && value.length <= max;
+/** A checked question as the neutral event carries it: empty parts and false flags left out. */
+function neutralQuestion(checked: CheckedQuestion): InputQuestion {
+  const { id, question, header, options, source } = checked;
+  return {
+    id,
+    question,
+    ...(header ? { header } : {}),
+    ...(source.isOther === true ? { is_other: true } : {}),
+    ...(source.isSecret === true ? { is_secret: true } : {}),
+    ...(options.length ? { options } : {}),
+  };
+}
 
 /** Checks a `item/tool/requestUserInput` request against the reference bounds [§3 input requests]. */
 export function checkInputRequest(id: RequestId, params: JsonObject, threadId: string): InputCheck {
@@ -233,51 +237,9 @@ export function checkInputRequest(id: RequestId, params: JsonObject, threadId: s
   const turnId = str(params.turnId);
   if (!turnId) return { ok: false, reason: 'turn_missing' };
   if (!within(params.itemId, 1, INPUT_ITEM_ID_MAX_CHARS)) return { ok: false, reason: 'item_invalid' };
-  const raw = params.questions;
-  if (!Array.isArray(raw) || raw.length < 1 || raw.length > INPUT_QUESTIONS_MAX) {
-    return { ok: false, reason: 'questions_invalid' };
-  }
-  const questions: InputQuestion[] = [];
-  const ids = new Set<string>();
-  for (const q of raw) {
-    if (!isObject(q)) return { ok: false, reason: 'questions_invalid' };
-    if (!within(q.id, 1, INPUT_QUESTION_ID_MAX_CHARS) || ids.has(q.id))
-      return { ok: false, reason: 'question_id_invalid' };
-    ids.add(q.id);
-    if (!within(q.question, 1, INPUT_QUESTION_TEXT_MAX_CHARS))
-      return { ok: false, reason: 'question_invalid' };
-    if (q.header !== undefined && q.header !== null && !within(q.header, 0, INPUT_HEADER_MAX_CHARS)) {
-      return { ok: false, reason: 'header_invalid' };
-    }
-    const rawOptions = q.options ?? [];
-    if (!Array.isArray(rawOptions) || rawOptions.length > INPUT_OPTIONS_MAX)
-      return { ok: false, reason: 'options_invalid' };
-    const labels = new Set<string>();
-    const options: { label: string; description?: string }[] = [];
-    for (const option of rawOptions) {
-      if (
-        !isObject(option) ||
-        !within(option.label, 1, INPUT_OPTION_LABEL_MAX_CHARS) ||
-        labels.has(option.label)
-      ) {
-        return { ok: false, reason: 'options_invalid' };
-      }
-      labels.add(option.label);
-      const description = option.description ?? undefined;
-      if (description !== undefined && !within(description, 0, INPUT_OPTION_DESCRIPTION_MAX_CHARS)) {
-        return { ok: false, reason: 'options_invalid' };
-      }
-      options.push({ label: option.label, ...(description ? { description } : {}) });
-    }
-    questions.push({
-      id: q.id,
-      question: q.question,
-      ...(typeof q.header === 'string' && q.header ? { header: q.header } : {}),
-      ...(q.isOther === true ? { is_other: true } : {}),
-      ...(q.isSecret === true ? { is_secret: true } : {}),
-      ...(options.length ? { options } : {}),
-    });
-  }
+  const checked = checkQuestions(params.questions);
+  if (!checked.ok) return checked;
+  const questions = checked.questions.map(neutralQuestion);
   return {
     ok: true,
     event: { type: 'input_request', turnId, nativeId: id, itemId: params.itemId, questions },

@@ -40,23 +40,7 @@ export const SKILL_NAME_MAX_CHARS = 200;
 export const SKILL_DESCRIPTION_MAX_CHARS = 2048;
 export const SKILL_PATH_MAX_BYTES = 4096;
 
-/** Approval requests are declined without asking anyone beyond these [§3 approvals]. */
-export const APPROVAL_PARAMS_MAX_BYTES = 32 * KiB;
-export const APPROVAL_COMMAND_MAX_CHARS = 16_384;
-
-/** Input requests are refused beyond these [§3 input requests]. */
-export const INPUT_PARAMS_MAX_BYTES = 24 * KiB;
-export const INPUT_ITEM_ID_MAX_CHARS = 256;
-export const INPUT_QUESTIONS_MAX = 3;
-export const INPUT_QUESTION_ID_MAX_CHARS = 128;
-export const INPUT_QUESTION_TEXT_MAX_CHARS = 4096;
-export const INPUT_HEADER_MAX_CHARS = 256;
-export const INPUT_OPTIONS_MAX = 8;
-export const INPUT_OPTION_LABEL_MAX_CHARS = 512;
-export const INPUT_OPTION_DESCRIPTION_MAX_CHARS = 2048;
-
-/** Native ids the edge hashes into public ids [§3 activity projection]. */
-export const NATIVE_ID_MAX_CHARS = 256;
+// Approval, input-request and native-id bounds are shared by every driver: ../prompt-limits.ts.
 
 /** Discovery bounds: directories looked at, version folders per manager, installations returned [§2.3]. */
 export const DISCOVERY_DIRS_MAX = 128;

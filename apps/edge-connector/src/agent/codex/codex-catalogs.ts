@@ -1,0 +1,95 @@
+// The model and skill catalogs of a Codex session [§3 catalogs], filtered to what the edge can
+// show: hidden, malformed, oversized or duplicate entries are dropped, not passed on.
+import type { AgentModel } from '#contracts';
+import { DriverError, type SkillInfo } from '../agent-driver.js';
+import {
+  CALL_TIMEOUT_MS,
+  MODEL_ID_MAX_BYTES,
+  MODEL_PAGE_SIZE,
+  MODEL_PAGES_MAX,
+  MODELS_MAX,
+  SKILL_DESCRIPTION_MAX_CHARS,
+  SKILL_NAME_MAX_CHARS,
+  SKILL_PATH_MAX_BYTES,
+  SKILLS_MAX,
+} from './codex-limits.js';
+import { driverError, isObject, str } from './codex-thread.js';
+import type { JsonRpcConnection } from './json-rpc.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The models of one `model/list` page, added to `models` unless already `seen`. */
+function addModels(data: unknown[], models: AgentModel[], seen: Set<string>): void {
+  for (const entry of data) {
+    if (!isObject(entry) || entry.hidden === true) continue;
+    const id = str(entry.model) ?? str(entry.id);
+    if (!id || Buffer.byteLength(id) > MODEL_ID_MAX_BYTES || CONTROL_CHARS.test(id) || seen.has(id)) continue;
+    seen.add(id);
+    const display = str(entry.displayName);
+    const name =
+      display && display.length <= MODEL_ID_MAX_BYTES && !CONTROL_CHARS.test(display) ? display : id;
+    models.push({ id, name });
+    if (models.length > MODELS_MAX) throw new DriverError('unavailable', 'The agent lists too many models');
+  }
+}
+
+export async function listModels(rpc: JsonRpcConnection): Promise<AgentModel[]> {
+  const models: AgentModel[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MODEL_PAGES_MAX; page++) {
+    let result: unknown;
+    try {
+      result = await rpc.call(
+        'model/list',
+        { limit: MODEL_PAGE_SIZE, includeHidden: false, ...(cursor ? { cursor } : {}) },
+        CALL_TIMEOUT_MS,
+      );
+    } catch (error) {
+      throw driverError(error, 'unavailable', 'the model list');
+    }
+    if (!isObject(result) || !Array.isArray(result.data))
+      throw new DriverError('unavailable', 'The agent listed models badly');
+    addModels(result.data, models, seen);
+    cursor = str(result.nextCursor) || undefined;
+    if (!cursor) break;
+  }
+  return models;
+}
+
+function skillInfo(skill: unknown): SkillInfo | undefined {
+  if (!isObject(skill) || skill.enabled !== true) return undefined;
+  const name = str(skill.name);
+  const skillPath = str(skill.path);
+  const description = str(skill.description);
+  if (!name || name.length > SKILL_NAME_MAX_CHARS) return undefined;
+  if (!skillPath || !skillPath.startsWith('/') || Buffer.byteLength(skillPath) > SKILL_PATH_MAX_BYTES)
+    return undefined;
+  if (description !== undefined && description.length > SKILL_DESCRIPTION_MAX_CHARS) return undefined;
+  return { name, path: skillPath, ...(description ? { description } : {}) };
+}
+
+/** The enabled skills of `cwd`; a directory whose skills failed to load is an error. */
+export async function listSkills(rpc: JsonRpcConnection, cwd: string): Promise<SkillInfo[]> {
+  let result: unknown;
+  try {
+    result = await rpc.call('skills/list', { cwds: [cwd], forceReload: true }, CALL_TIMEOUT_MS);
+  } catch (error) {
+    throw driverError(error, 'unavailable', 'the skill list');
+  }
+  if (!isObject(result) || !Array.isArray(result.data))
+    throw new DriverError('unavailable', 'The agent listed skills badly');
+  const group = result.data.find((entry) => isObject(entry) && entry.cwd === cwd);
+  if (!isObject(group)) return [];
+  if (Array.isArray(group.errors) && group.errors.length > 0) {
+    throw new DriverError('unavailable', 'The agent could not load the skills of this directory');
+  }
+  const skills: SkillInfo[] = [];
+  for (const skill of Array.isArray(group.skills) ? group.skills : []) {
+    if (skills.length >= SKILLS_MAX) break;
+    const info = skillInfo(skill);
+    if (info) skills.push(info);
+  }
+  return skills;
+}

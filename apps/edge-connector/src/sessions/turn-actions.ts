@@ -1,0 +1,133 @@
+// The turn actions (reference §2.3 send, interrupt, stop, expire): a send runs under the
+// session's lock so its checks and the turn it begins cannot interleave with another change.
+import { type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
+import { EdgeStatusError } from '../common/edge-errors.js';
+import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
+import type { LiveSession } from './live-session.js';
+import { closeFailedTurn, type ActionHandlers, type SessionsContext } from './session-context.js';
+
+/** The refusals of a send before anything changes (reference §2.3 send steps 2-5). */
+function checkSend(rpc: EdgeAgentRPCRequest, session: LiveSession, attached?: PreparedAttachments): void {
+  const request = rpc.request;
+  if (request.skill_id) {
+    const skill = session.skills.find((candidate) => candidate.id === request.skill_id);
+    if (!skill || !session.agent?.capabilities.skills)
+      throw new EdgeStatusError('invalid_request', 'Unknown skill.');
+  }
+  const text = request.text ?? '';
+  if (!text.trim() && !attached) throw new EdgeStatusError('invalid_request', 'The prompt is blank.');
+  if (session.running || session.closed || !session.agent)
+    throw new EdgeStatusError('busy', 'The session is busy.');
+  // Only the router sets it, after archiving exactly this revision; anything newer would be lost.
+  if (rpc.reset_revision && (!session.saved || session.revision !== rpc.reset_revision)) {
+    throw new EdgeStatusError('busy', 'The archived revision is stale.');
+  }
+}
+
+/** The attachments of a send, prepared before its checks; refused ones are discarded again. */
+async function prepare(
+  context: SessionsContext,
+  rpc: EdgeAgentRPCRequest,
+  session: LiveSession,
+): Promise<PreparedAttachments | undefined> {
+  const { files } = context;
+  let attached: PreparedAttachments | undefined;
+  if ((rpc.request.attachments ?? []).length > 0) {
+    if (!files || !session.agent?.capabilities.attachments)
+      throw new EdgeStatusError('upgrade_required', 'This agent takes no attachments.');
+    attached = await files.prepareAttachments(session, rpc.request.attachments ?? []);
+  }
+  try {
+    checkSend(rpc, session, attached);
+  } catch (error) {
+    await files?.attachments.discard(attached);
+    throw error;
+  }
+  return attached;
+}
+
+async function sendLocked(
+  context: SessionsContext,
+  rpc: EdgeAgentRPCRequest,
+  session: LiveSession,
+): Promise<EdgeAgentResult> {
+  const { log, files } = context;
+  const request = rpc.request;
+  // The session may have been discarded while this send waited for the lock.
+  context.registry.lookup(rpc);
+  const attached = await prepare(context, rpc, session);
+  const text = request.text ?? '';
+  const skill = request.skill_id
+    ? session.skills.find((candidate) => candidate.id === request.skill_id)
+    : undefined;
+  if (rpc.reset_revision) session.resetWindow();
+  session.beginTurn(text, attached?.files);
+  const timing = session.turnTiming;
+  try {
+    if (!session.agent) throw new EdgeStatusError('busy', 'The session has no agent.');
+    const { turnId } = await session.agent.startTurn({
+      text: attached ? promptWithAttachments(text, attached.paths) : text,
+      permissionMode: session.permissionMode,
+      model: session.selectedModel,
+      skill: skill?.info,
+      ...(attached && attached.images.length > 0 ? { images: attached.images } : {}),
+    });
+    session.turnDispatched(turnId, timing);
+  } catch {
+    log.warn(`Session ${session.id} failed to dispatch a turn; closing it.`);
+    await closeFailedTurn(session);
+  }
+  // The previous turn's image snapshots are no longer needed by the agent. The turn has begun:
+  // a failed clean-up must not turn the send into a refusal.
+  try {
+    await files?.attachments.turnStarted(session.id, attached);
+  } catch (error) {
+    log.warn(`Session ${session.id} kept old attachment snapshots: ${(error as Error).message}`);
+  }
+  return session.snapshot();
+}
+
+async function interrupt(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+  const session = context.registry.lookup(rpc);
+  const turnId = session.currentTurnId;
+  // Before the native side named the turn there is nothing to interrupt yet (reference §9.11).
+  if (session.running && turnId && session.agent) {
+    try {
+      await session.agent.interrupt(turnId);
+    } catch {
+      await closeFailedTurn(session);
+    }
+  }
+  return session.snapshot();
+}
+
+/** Closes the session; a transient one is forgotten at once, a saved one stays for polls. */
+async function closeAndAnswer(
+  context: SessionsContext,
+  session: LiveSession,
+  status: 'session_closed' | 'expired',
+): Promise<EdgeAgentResult> {
+  await context.registry.close(session, status);
+  const snapshot = session.snapshot();
+  if (!session.saved) context.registry.forget(session);
+  return snapshot;
+}
+
+export function turnActions(context: SessionsContext): ActionHandlers {
+  const { registry } = context;
+  return {
+    send: (rpc) => {
+      const session = registry.lookup(rpc);
+      return session.lock.run(() => sendLocked(context, rpc, session));
+    },
+    interrupt: (rpc) => interrupt(context, rpc),
+    stop: async (rpc) => closeAndAnswer(context, registry.lookup(rpc), 'session_closed'),
+    // The router's lease reaper: idle sessions close with `expired`; a running turn is never cut.
+    expire: async (rpc) => {
+      const session = registry.lookup(rpc);
+      if (session.running) throw new EdgeStatusError('busy', 'A turn is running.');
+      // Closing is idempotent: an already closed session keeps its status.
+      return closeAndAnswer(context, session, 'expired');
+    },
+  };
+}

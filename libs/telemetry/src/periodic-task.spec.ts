@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { PeriodicTask } from './periodic-task.js';
+
+const tick = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+describe('PeriodicTask', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  it('runs after the first delay, then every interval timed from the end of a round', async () => {
+    jest.useFakeTimers();
+    const starts: number[] = [];
+    const task = new PeriodicTask({ name: 'test.rounds', intervalMs: 100, firstDelayMs: 10 }, async () => {
+      starts.push(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    });
+    const origin = Date.now();
+    task.start();
+    await tick(10 + 250 + 100 + 250 + 100 + 1);
+    // A 250 ms round never overlaps the next: 10, then 10 + 250 + 100, then that + 350.
+    expect(starts.map((at) => at - origin)).toEqual([10, 360, 710]);
+    const stopped = task.stop();
+    await tick(250);
+    await stopped;
+  });
+
+  it('keeps going after a round throws, and says so', async () => {
+    jest.useFakeTimers();
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    let rounds = 0;
+    const task = new PeriodicTask({ name: 'test.failing', intervalMs: 50 }, async () => {
+      rounds += 1;
+      if (rounds === 1) throw new Error('boom');
+    });
+    task.start();
+    await tick(50 + 50 + 1);
+    expect(rounds).toBe(2);
+    expect(errors).toHaveBeenCalledWith('test.failing round failed: boom');
+    await task.stop();
+  });
+
+  it('stop() waits for the round under way and starts no other', async () => {
+    jest.useFakeTimers();
+    let finished = 0;
+    let rounds = 0;
+    const task = new PeriodicTask({ name: 'test.stop', intervalMs: 20 }, async () => {
+      rounds += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      finished += 1;
+    });
+    task.start();
+    await tick(25);
+    const stopped = task.stop();
+    await tick(100);
+    await stopped;
+    expect(finished).toBe(1);
+    await tick(500);
+    expect(rounds).toBe(1);
+  });
+});

@@ -1,0 +1,60 @@
+// One background job on a timer, the way every service runs its own (the journal compactor in
+// history, the lease reaper and the submission sweep in the router): rounds never overlap on one
+// replica (the next is timed from the end of the last, so a round that outlasts the interval
+// delays the next instead of running beside it), each round is a trace of its own
+// (traceBackground), and stop() waits for the round under way. What a round does with its own
+// failures (log once per streak, count them) stays the job's: a round that throws anyway is only
+// logged here, so a bug in it cannot end the timer or the process.
+import { Logger } from '@nestjs/common';
+import { traceBackground } from './background.js';
+
+export interface PeriodicTaskOptions {
+  /** The trace name of a round, e.g. `router.lease-reaper`. */
+  name: string;
+  intervalMs: number;
+  /** Delay before the first round (default: one interval). */
+  firstDelayMs?: number;
+}
+
+export class PeriodicTask {
+  private readonly log = new Logger(PeriodicTask.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly options: PeriodicTaskOptions,
+    private readonly round: () => Promise<void>,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(this.options.firstDelayMs ?? this.options.intervalMs);
+  }
+
+  /** No new round starts; resolves once the one under way (if any) has finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      // Its own trace, not the one of whatever request happened to be current when it was set.
+      this.running = traceBackground(this.options.name, this.round)
+        .catch((error: unknown) =>
+          this.log.error(`${this.options.name} round failed: ${(error as Error).message}`),
+        )
+        .finally(() => {
+          this.running = undefined;
+          this.schedule(this.options.intervalMs);
+        });
+    }, delayMs);
+    // A timer alone never keeps a process alive: shutdown is the app's to decide.
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,171 @@
+// What the suites that drive a real edge connector over the shared NATS have in common: a
+// namespace of their own, a raw responder standing in for the router's session-update subject
+// (it acks and records every update), an edge_agent_v1 client of the edge, starting an edge and
+// waiting until it answers, and killing the agent processes a test left behind.
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { expect } from '@jest/globals';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  Limits,
+  Subjects,
+  type EdgeAgentRequest,
+  type EdgeAgentResult,
+  type EdgeAgentRPCRequest,
+  type SessionUpdate,
+} from '#contracts';
+import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
+import { sleep, testServices, uniqueNamespace } from '#test-support';
+import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
+import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+
+export type EdgeRequest = Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] };
+
+export class AgentEdgeBus {
+  nc!: NatsConnection;
+  subjects!: Subjects;
+  natsUrl!: string;
+  /** Every session update the edge sent, acked, in arrival order. */
+  readonly updates: SessionUpdate[] = [];
+  private responder?: Subscription;
+
+  constructor(
+    readonly edgeId: string,
+    private readonly prefix: string,
+    /** The access the readiness probe names (any id does). */
+    private readonly access: string,
+    private readonly actor = '7',
+  ) {}
+
+  async open(): Promise<void> {
+    this.natsUrl = (await testServices()).natsUrl;
+    this.subjects = new Subjects(uniqueNamespace(this.prefix));
+    this.nc = await connectNats({ servers: this.natsUrl, name: `${this.prefix}-test` });
+    this.responder = this.nc.subscribe(this.subjects.sessionUpdateWildcard, {
+      callback: (_error, msg) => {
+        this.updates.push(decodeJson<SessionUpdate>(msg.data));
+        msg.respond(encodeJson({ ok: true, epoch: 'e1', sequence: this.updates.length, duplicate: false }));
+      },
+    });
+    await this.nc.flush();
+  }
+
+  async close(): Promise<void> {
+    this.responder?.unsubscribe();
+    await this.nc?.drain();
+  }
+
+  rpc(
+    request: EdgeRequest,
+    envelope: Partial<EdgeAgentRPCRequest> = {},
+    timeoutMs: number = Limits.ROUTER_EDGE_RPC_TIMEOUT_MS,
+  ): Promise<EdgeAgentResult> {
+    return requestJson<EdgeAgentResult>(
+      this.nc,
+      this.subjects.edgeRpc(this.edgeId),
+      { version: 1, actor_id: this.actor, ...envelope, request: { edge_id: this.edgeId, ...request } },
+      { timeoutMs },
+    );
+  }
+
+  on(sessionId: string): { session_id: string; access_id: string } {
+    return { session_id: sessionId, access_id: this.access };
+  }
+
+  /** Polls, then watches as a client would, until `done` holds; fails naming `what` after `waitMs`. */
+  async watchUntil(
+    sessionId: string,
+    done: (snapshot: EdgeAgentResult) => boolean,
+    what: string,
+    waitMs: number,
+  ): Promise<EdgeAgentResult> {
+    const deadline = Date.now() + waitMs;
+    let snapshot = await this.rpc({ action: 'poll', ...this.on(sessionId) });
+    while (!done(snapshot)) {
+      if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(snapshot)}`);
+      snapshot = await this.rpc({
+        action: 'watch',
+        ...this.on(sessionId),
+        cursor: String(snapshot.revision),
+      });
+    }
+    return snapshot;
+  }
+
+  send(sessionId: string, text: string): Promise<EdgeAgentResult> {
+    return this.rpc({ action: 'send', ...this.on(sessionId), text });
+  }
+
+  /** Starts an edge on this bus with `env` over the common variables; resolves once it answers. */
+  async start(env: Record<string, string | undefined>, waitMs: number): Promise<RunningEdge> {
+    const edge = await startEdge(
+      loadEdgeConfig({
+        TETHER_NATS_URL: this.natsUrl,
+        TETHER_NAMESPACE: this.subjects.namespace,
+        TETHER_LOG_LEVEL: 'error',
+        TETHER_EDGE_ID: this.edgeId,
+        // CI runs as root; the root refusal itself is tested in the driver suites.
+        TETHER_EDGE_ALLOW_ROOT: 'true',
+        ...env,
+      }),
+    );
+    // The RPC subscription reaches the server asynchronously: wait until the edge answers.
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        await this.rpc({ action: 'sessions', access_id: this.access }, {}, 1_000);
+        return edge;
+      } catch (error) {
+        if (Date.now() > deadline) {
+          await edge.close();
+          throw error;
+        }
+        await sleep(50);
+      }
+    }
+  }
+}
+
+/** Children of this process whose working directory is under `dir` (agent processes it launched). */
+export function childrenIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const cwd = realpathSync(`/proc/${entry}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** Kills the process group of every agent a test left under `dir`: nothing may outlive a test. */
+export function killAgentsIn(dir: string): void {
+  for (const pid of childrenIn(dir)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+export const lastAssistant = (snapshot: EdgeAgentResult): string =>
+  snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
+
+/** A finished turn carries all three timings, in order: dispatch, first reply, finished. */
+export function expectOrderedTiming(snapshot: EdgeAgentResult): void {
+  const timing = snapshot.turn_timing;
+  expect(timing).toEqual({
+    dispatch_ms: expect.any(Number),
+    first_reply_ms: expect.any(Number),
+    finished_ms: expect.any(Number),
+  });
+  expect(timing!.dispatch_ms!).toBeLessThanOrEqual(timing!.first_reply_ms!);
+  expect(timing!.first_reply_ms!).toBeLessThanOrEqual(timing!.finished_ms!);
+}
