@@ -1,10 +1,13 @@
 // The action table against every place that still handles actions one by one: the contract's
-// field rules (validation.ts), the api's OpenAPI document and the router's paths. Each must
+// field rules (validation.ts), the api's OpenAPI document, the router's paths and the edge's
+// action handlers. Each must
 // handle exactly the table's actions, with the table's facts. This spec reaches into the apps on
 // purpose: it is the one check that spans them (the apps never import each other).
 import { buildOpenApiDocument } from '../../../apps/api/src/openapi/openapi.document.js';
 import { ACTION_EXAMPLES } from '../../../apps/api/src/openapi/edge-agent.schemas.js';
 import { RouterPath } from '../../../apps/session-router/src/edge-agent/router-path.service.js';
+import type { AgentDriver } from '../../../apps/edge-connector/src/agent/agent-driver.js';
+import { SessionsService } from '../../../apps/edge-connector/src/sessions/sessions.service.js';
 import {
   ACTION_NAMES,
   ACTIONS,
@@ -161,4 +164,30 @@ describe("the router's paths", () => {
     expect(new Set(Object.keys(paths))).toEqual(kinds);
     for (const handler of Object.values(paths)) expect(typeof handler).toBe('function');
   });
+});
+
+describe("the edge connector's action handlers", () => {
+  // No handler runs here but the refusals: the driver is never asked.
+  const sessions = new SessionsService(
+    {} as AgentDriver,
+    { homeDir: '/nonexistent', unsupportedUser: false },
+    {
+      changed: () => undefined,
+    },
+  );
+  const handled = [...sessions['handlers'].keys()];
+
+  it('register only actions of the table', () => {
+    expect(handled.filter((action) => actionSpec(action) === undefined)).toEqual([]);
+  });
+
+  it.each(ACTION_NAMES.filter((action) => !ACTIONS[action].file && !handled.includes(action)))(
+    'answer %s, which no handler registers, as not served yet',
+    async (action) => {
+      const rpc = { version: 1, actor_id: 'alice', request: { edge_id: '1001', action, ...example(action) } };
+      await expect(sessions.handle(rpc, new AbortController().signal)).resolves.toEqual(
+        expect.objectContaining({ status: 'upgrade_required' }),
+      );
+    },
+  );
 });
