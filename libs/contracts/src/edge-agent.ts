@@ -8,54 +8,17 @@ import type { OperationOutcome } from './operations.js';
 export const EDGE_AGENT_RPC_NAME = 'edge_agent_v1';
 export const EDGE_AGENT_RPC_VERSION = 1;
 
-/** Actions a client may send over HTTP (the proto's list plus the contract's later additions). */
-export const EDGE_AGENT_ACTIONS = [
-  'discover',
-  'directories',
-  'sessions',
-  'start',
-  'resume',
-  'poll',
-  'watch',
-  'send',
-  'interrupt',
-  'stop',
-  'models',
-  'model',
-  'rename',
-  'delete',
-  'discard',
-  'approve',
-  'permissions',
-  'answer',
-  'transcript',
-  'file_list',
-  'file_begin',
-  'file_write',
-  'file_commit',
-  'file_cancel',
-  'file_read',
-] as const;
-export type EdgeAgentAction = (typeof EDGE_AGENT_ACTIONS)[number];
-
-/**
- * Actions only Tether itself sends to an edge, never accepted over HTTP: `snapshot` reads without
- * renewing the lease (reference §2.3), `expire` is the router's lease reaper closing a session,
- * `dispatch_status` is the router's reconciler asking what became of a send (`dispatch_id`).
- */
-export const EDGE_AGENT_INTERNAL_ACTIONS = ['snapshot', 'expire', 'dispatch_status'] as const;
-export type EdgeAgentInternalAction = (typeof EDGE_AGENT_INTERNAL_ACTIONS)[number];
-export type EdgeAgentAnyAction = EdgeAgentAction | EdgeAgentInternalAction;
-
-export const FILE_ACTIONS = [
-  'file_list',
-  'file_begin',
-  'file_write',
-  'file_commit',
-  'file_cancel',
-  'file_read',
-] as const satisfies readonly EdgeAgentAction[];
-export type FileAction = (typeof FILE_ACTIONS)[number];
+// The action lists and their types are derived from the action table (actions.ts).
+export {
+  EDGE_AGENT_ACTIONS,
+  EDGE_AGENT_INTERNAL_ACTIONS,
+  FILE_ACTIONS,
+  type EdgeAgentAction,
+  type EdgeAgentAnyAction,
+  type EdgeAgentInternalAction,
+  type FileAction,
+} from './actions.js';
+import type { EdgeAgentAnyAction } from './actions.js';
 
 /**
  * Every status an edge or the router may answer with. `resume_unavailable` is missing from the

@@ -1,4 +1,14 @@
 export {
+  ACTIONS,
+  ACTION_NAMES,
+  actionSpec,
+  type ActionName,
+  type ActionPermission,
+  type ActionSpec,
+  type OperationKind,
+  type RouterPathKind,
+} from './actions.js';
+export {
   EDGE_AGENT_RPC_NAME,
   EDGE_AGENT_RPC_VERSION,
   EDGE_AGENT_ACTIONS,

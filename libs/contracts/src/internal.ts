@@ -2,7 +2,6 @@
 import type { DispatchState, Submission } from './operations.js';
 import type {
   AgentAccess,
-  EdgeAgentAction,
   EdgeAgentRequest,
   EdgeAgentResult,
   Installation,
@@ -337,29 +336,8 @@ export interface HistoryTranscriptReply {
   page?: EdgeAgentResult;
 }
 
-/**
- * Actions that change something and are audited (reference §2.1 "Management audit", plus the
- * upload actions, which write files on the edge).
- */
-export const AUDITED_ACTIONS = [
-  'answer',
-  'approve',
-  'permissions',
-  'start',
-  'resume',
-  'send',
-  'stop',
-  'interrupt',
-  'model',
-  'rename',
-  'delete',
-  'discard',
-  'file_begin',
-  'file_write',
-  'file_commit',
-  'file_cancel',
-] as const satisfies readonly EdgeAgentAction[];
-export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
+// The audited actions are the action table's (actions.ts `audited`).
+export { AUDITED_ACTIONS, type AuditedAction } from './actions.js';
 
 /** The longest id an audit record keeps as decoded; a longer one is left out (docs/security.md "Audit"). */
 export const AUDIT_ID_MAX_LENGTH = 64;

@@ -4,22 +4,11 @@
 // of its dispatch. Everything here is additive: a request without the envelope behaves exactly
 // as before, and the fields below appear in a reply only when the request carried one.
 import { createHash } from 'node:crypto';
-import type { EdgeAgentAction, EdgeAgentRequest, EdgeAgentResult } from './edge-agent.js';
+import type { EdgeAgentRequest, EdgeAgentResult } from './edge-agent.js';
 
-/** The actions that accept the envelope. */
-export const OPERATION_ACTIONS = [
-  'send',
-  'interrupt',
-  'approve',
-  'answer',
-  'model',
-  'permissions',
-] as const satisfies readonly EdgeAgentAction[];
-export type OperationAction = (typeof OPERATION_ACTIONS)[number];
-const OPERATION_ACTION_SET: ReadonlySet<string> = new Set(OPERATION_ACTIONS);
-export function isOperationAction(action: string): action is OperationAction {
-  return OPERATION_ACTION_SET.has(action);
-}
+// The actions that accept the envelope are the action table's (actions.ts `operation`).
+export { isOperationAction, OPERATION_ACTIONS, type OperationAction } from './actions.js';
+import type { OperationAction } from './actions.js';
 
 /**
  * `client_operation_id`: `<13-digit ms timestamp>-<32 lowercase hex>` (a client mints it as

@@ -138,7 +138,7 @@ const inputAnswerSchema: z.ZodType<InputAnswer> = z.strictObject({
   answers: z.array(z.string()).default([]),
 });
 
-function requestObject<A extends EdgeAgentAnyAction>(actions: readonly [A, ...A[]]) {
+function requestObject<A extends EdgeAgentAnyAction>(actions: readonly A[]) {
   return z.strictObject({
     edge_id: edgeIdInputSchema,
     action: z.enum(actions),

@@ -2,12 +2,10 @@
 // again by the edge on the RPC. The zod schemas (schemas.ts) only check types; everything that
 // is a rule lives here, as plain loops: this runs on every poll/watch/send.
 // Reasons are short and fixed: they never echo what the client sent.
+import { actionSpec, type FileAction } from './actions.js';
 import {
   APPROVAL_DECISIONS,
-  EDGE_AGENT_ACTIONS,
-  EDGE_AGENT_INTERNAL_ACTIONS,
   EDGE_AGENT_RPC_VERSION,
-  FILE_ACTIONS,
   PERMISSION_MODES,
   type AgentFileOperation,
   type EdgeAgentRequest,
@@ -46,29 +44,8 @@ function fail(reason: string): ValidationResult {
   return { ok: false, reason };
 }
 
-const PUBLIC_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
-const INTERNAL_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_INTERNAL_ACTIONS);
-const FILE_ACTION_SET: ReadonlySet<string> = new Set(FILE_ACTIONS);
 const PERMISSION_MODE_SET: ReadonlySet<string> = new Set(PERMISSION_MODES);
 const DECISION_SET: ReadonlySet<string> = new Set(APPROVAL_DECISIONS);
-/** Actions that name one live session and carry nothing else of the start/send kind. */
-const SESSION_ACTIONS: ReadonlySet<string> = new Set([
-  'poll',
-  'snapshot',
-  'expire',
-  'watch',
-  'stop',
-  'interrupt',
-  'models',
-  'model',
-  'rename',
-  'delete',
-  'discard',
-  'approve',
-  'permissions',
-  'answer',
-  'transcript',
-]);
 
 /** 2^64 − 1 and 2^63 − 1, the largest uint64 and int64 in decimal. */
 export const UINT64_MAX_DECIMAL = '18446744073709551615';
@@ -263,14 +240,15 @@ function validateEnvelope(r: EdgeAgentRequest): ValidationResult {
   if (fence !== undefined && (!Number.isSafeInteger(fence) || fence < 1)) {
     return fail('expected_runtime_fence must be a positive integer');
   }
+  const operation = actionSpec(r.action)?.operation;
   if (revision !== undefined) {
-    if (r.action !== 'approve' && r.action !== 'answer') {
+    if (operation !== 'prompt') {
       return fail('expected_revision is only allowed with approve and answer');
     }
     if (!Number.isSafeInteger(revision) || revision < 1)
       return fail('expected_revision must be a positive integer');
   }
-  if (retryUnknown !== undefined && r.action !== 'send')
+  if (retryUnknown !== undefined && operation !== 'send')
     return fail('retry_unknown is only allowed with send');
   return OK;
 }
@@ -279,8 +257,9 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
   if (typeof r.edge_id !== 'string' || !isEdgeId(r.edge_id)) {
     return fail('edge_id must be a non-zero decimal uint64');
   }
-  const action: string = r.action;
-  if (!PUBLIC_ACTIONS.has(action) && !INTERNAL_ACTIONS.has(action)) return fail('unknown action');
+  const action = r.action;
+  const spec = actionSpec(action);
+  if (spec === undefined) return fail('unknown action');
 
   const installationId = r.installation_id ?? '';
   const project = r.project ?? '';
@@ -302,7 +281,7 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
   const historyBefore = r.history_before ?? '';
   const attachments = r.attachments ?? [];
   const file = r.file;
-  const isFileAction = FILE_ACTION_SET.has(action);
+  const isFileAction = spec.file;
 
   // Size limits.
   if (exceedsBytes(text, TEXT_MAX_BYTES)) return fail(`text exceeds ${TEXT_MAX_BYTES} bytes`);
@@ -435,6 +414,9 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
       if (noText && attachments.length === 0) return fail('send requires text or an attachment');
       if (!noProject || !noInstallation) return fail('send takes no project or installation');
       break;
+    case 'dispatch_status':
+      // Its session is checked with its dispatch id, in the RPC envelope (validateRpcEnvelope).
+      break;
     default:
       if (isFileAction) {
         if (!isOpaqueId(accessId)) return fail(`${action} requires a 32-character access_id`);
@@ -443,9 +425,9 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
           return fail(`${action} takes no text, project or installation`);
         }
         // `file` is defined here: checked above for every file action.
-        const problem = checkFileShape(action, file as AgentFileOperation);
+        const problem = checkFileShape(action as FileAction, file as AgentFileOperation);
         if (problem !== null) return fail(problem);
-      } else if (SESSION_ACTIONS.has(action)) {
+      } else if (spec.session) {
         if (!isOpaqueId(sessionId)) return fail(`${action} requires a 32-character session_id`);
         if (!noText || !noProject || !noInstallation) {
           return fail(`${action} takes no text, project or installation`);
@@ -521,7 +503,7 @@ function isFileName(name: string): boolean {
 }
 
 /** Which fields of `file` each file action takes (reference §2.2 "File op shape per action"). */
-function checkFileShape(action: string, file: AgentFileOperation): string | null {
+function checkFileShape(action: FileAction, file: AgentFileOperation): string | null {
   const hasPath = (file.path ?? '') !== '';
   const hasName = (file.name ?? '') !== '';
   const transferId = file.transfer_id ?? '';

@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  ACTIONS,
   EDGE_AGENT_ACTIONS,
   EDGE_AGENT_RPC_VERSION,
   isEdgeAgentStatus,
   result,
   validateEdgeAgentRequest,
+  type ActionSpec,
   type AgentAccess,
-  type EdgeAgentAnyAction,
   type EdgeAgentRequest,
   type EdgeAgentResult,
 } from '#contracts';
@@ -24,16 +25,6 @@ import { UserLimits } from '../limits/user-limits.service.js';
 
 /** Internal actions (`snapshot`, `expire`) are Tether's own; a client may only send these. */
 const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
-
-/** File operations need a permission of their own besides the route's (reference §5). */
-const FILE_PERMISSIONS: Partial<Record<EdgeAgentAnyAction, Permission>> = {
-  file_list: 'files.read',
-  file_read: 'files.read',
-  file_begin: 'files.upload',
-  file_write: 'files.upload',
-  file_commit: 'files.upload',
-  file_cancel: 'files.upload',
-};
 
 /**
  * One edge action for one authenticated actor: validate, authorize against history (connector
@@ -54,9 +45,11 @@ export class EdgeAgentsService {
     if (!CLIENT_ACTIONS.has(request.action) || !validateEdgeAgentRequest(request).ok) {
       throw new InvalidAgentRequestError();
     }
-    const filePermission = FILE_PERMISSIONS[request.action];
-    if (filePermission && !principal.permissions.has(filePermission)) {
-      throw new ForbiddenError(`Actor ${principal.actorId} lacks ${filePermission}.`);
+    // Some actions (the file ones) need a permission of their own besides the route's (reference §5).
+    const spec: ActionSpec = ACTIONS[request.action];
+    const permission: Permission | null = spec.permission;
+    if (permission && !principal.permissions.has(permission)) {
+      throw new ForbiddenError(`Actor ${principal.actorId} lacks ${permission}.`);
     }
 
     // The edge's rate is charged only for calls that name a well-formed edge, before anything
@@ -76,7 +69,7 @@ export class EdgeAgentsService {
       release?.();
     }
 
-    if (request.action === 'watch' || filePermission) {
+    if (spec.reauthorize) {
       // A watch waits and a file chunk moves data: either may outlast the token or the grant, so
       // the caller is authorized again before any of the reply (a file's bytes included) leaves.
       if (Date.now() >= principal.expiresAt)

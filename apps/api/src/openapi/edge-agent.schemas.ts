@@ -13,6 +13,7 @@ import {
   PERMISSION_MODES,
   type EdgeAgentAction,
   type EdgeAgentRequest,
+  type FileAction,
 } from '#contracts';
 
 /** A JSON Schema object; the document is plain data. */
@@ -214,7 +215,7 @@ function fileOperation(description: string, properties: Schema, required: string
 }
 
 /** The `file` operation each file action takes (reference §2.2 "File op shape per action"). */
-const FILE_SHAPES: { [A in Extract<EdgeAgentAction, `file_${string}`>]: Schema } = {
+const FILE_SHAPES: { [A in FileAction]: Schema } = {
   file_list: fileOperation('List one directory of the session.', { path: FILE_PATH }),
   file_begin: fileOperation(
     'Start an upload under .liaison-attachments/.',

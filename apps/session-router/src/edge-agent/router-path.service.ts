@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  ACTIONS,
   EDGE_AGENT_RPC_VERSION,
   Limits,
+  type RouterPathKind,
   type EdgeAgentRequest,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
@@ -20,6 +22,8 @@ import { StoredSessionsService } from './stored-sessions.service.js';
 /** Edge statuses meaning the edge could not be asked; history still answers for it. */
 const OFFLINE_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upgrade_required']);
 
+type PathHandler = (rpc: EdgeAgentRPCRequest) => Promise<EdgeAgentResult>;
+
 /**
  * The path of a request without the mutation envelope: the caller's lease renewal, the router's
  * own parts (watch, stored sessions, history) and the edge call, and the title overlay of a
@@ -29,6 +33,18 @@ const OFFLINE_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upg
 @Injectable()
 export class RouterPath {
   private readonly log = new Logger(RouterPath.name);
+  /** The router's own part of each path kind the action table names (actions.ts `router`). */
+  private readonly paths: { readonly [K in RouterPathKind]: PathHandler } = {
+    watch: async (rpc) => this.stored.withOfflineFallback(rpc, await this.watcher.watch(rpc)),
+    live_or_stored: async (rpc) => this.stored.withOfflineFallback(rpc, await this.edge.ask(rpc)),
+    sessions: (rpc) => this.sessions(rpc),
+    resume: (rpc) => this.stored.resume(rpc),
+    send: async (rpc) => (await this.stored.send(rpc)).result,
+    rename: (rpc) => this.stored.rename(rpc),
+    delete: (rpc) => this.stored.delete(rpc),
+    discard: (rpc) => this.stored.discard(rpc),
+    transcript: (rpc) => this.stored.transcript(rpc),
+  };
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -83,30 +99,10 @@ export class RouterPath {
     return { ...reply, result: await this.stored.overlayTitle(rpc, reply.result) };
   }
 
+  /** The action's own router path, or the edge alone. */
   private async dispatch(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
-    switch (rpc.request.action) {
-      case 'watch':
-        return this.stored.withOfflineFallback(rpc, await this.watcher.watch(rpc));
-      case 'poll':
-      case 'stop':
-        return this.stored.withOfflineFallback(rpc, await this.edge.ask(rpc));
-      case 'sessions':
-        return this.sessions(rpc);
-      case 'resume':
-        return this.stored.resume(rpc);
-      case 'send':
-        return (await this.stored.send(rpc)).result;
-      case 'rename':
-        return this.stored.rename(rpc);
-      case 'delete':
-        return this.stored.delete(rpc);
-      case 'discard':
-        return this.stored.discard(rpc);
-      case 'transcript':
-        return this.stored.transcript(rpc);
-      default:
-        return this.edge.ask(rpc);
-    }
+    const kind: RouterPathKind | null = ACTIONS[rpc.request.action].router;
+    return kind === null ? this.edge.ask(rpc) : this.paths[kind](rpc);
   }
 
   private async sessions(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {

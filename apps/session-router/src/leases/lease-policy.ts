@@ -1,4 +1,4 @@
-import { Limits } from '#contracts';
+import { actionSpec, Limits } from '#contracts';
 
 export interface LeaseTimes {
   saved: boolean;
@@ -16,9 +16,11 @@ export function leaseDueAt({ saved, touched, created }: LeaseTimes): number {
   return Math.min(touched + idle, created + maxAge);
 }
 
-/** Actions that renew a session's lease: every user action on a session, but not reads of catalogs
- * nor the internal `snapshot` (reference §4: background syncs must not keep a session alive). */
-const NON_RENEWING = new Set<string>(['snapshot', 'sessions', 'discover', 'directories', 'expire']);
+/**
+ * Whether an action renews its session's lease: the action table's `renewsLease` (every user
+ * action on a session, but not reads of catalogs nor the internal `snapshot`; reference §4).
+ * A name the table lacks never gets this far (the decoders refuse it); it renews, as it did.
+ */
 export function renewsLease(action: string): boolean {
-  return !NON_RENEWING.has(action);
+  return actionSpec(action)?.renewsLease ?? true;
 }

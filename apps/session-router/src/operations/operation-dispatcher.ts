@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { result, type EdgeAgentResult } from '#contracts';
+import { ACTIONS, result, type EdgeAgentResult } from '#contracts';
 import type { DispatchOptions, EdgeDelivery, EdgeReply } from '../common/edge-rpc.client.js';
 import { RouterPath } from '../edge-agent/router-path.service.js';
 import { OperationLedgerRepository } from './operation-ledger.repository.js';
@@ -54,7 +54,7 @@ export class OperationDispatcher {
   /** send goes through the stored-session windowing; every other action straight to the edge. */
   private route(run: Run, options: DispatchOptions): Promise<EdgeReply> {
     const request = withoutEnvelope(run.command.request);
-    return run.action === 'send'
+    return ACTIONS[run.action].operation === 'send'
       ? this.path.send(run.command, request, options)
       : this.path.direct(run.command, request, options);
   }

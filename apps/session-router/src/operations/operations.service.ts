@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  ACTIONS,
   Limits,
   operationFingerprint,
   type EdgeAgentRequest,
@@ -308,13 +309,12 @@ export class OperationsService {
   }
 
   private runAction(run: Run, resent: Submission | undefined): Promise<RunAnswer> {
-    switch (run.action) {
+    switch (ACTIONS[run.action].operation) {
       case 'send':
         return this.send.run(run, resent);
-      case 'approve':
-      case 'answer':
+      case 'prompt':
         return this.prompt.run(run);
-      default:
+      case 'plain':
         return this.plain.run(run);
     }
   }
