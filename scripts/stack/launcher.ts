@@ -48,6 +48,8 @@ function findRoot(from: string): string {
 const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 /** Services run from the compiled tree; `npm run build` makes it. */
 const DIST = resolve(ROOT, 'dist');
+/** Lines of each service's own output kept for outputOf(). */
+const TAIL_LINES = 60;
 /**
  * How long a service may take to answer after its process started. Generous: on a loaded 2-core
  * CI box a cold start (module loading, Prisma's first query) has been seen to take over 20 s.
@@ -217,6 +219,7 @@ function wait(ms: number): Promise<void> {
 export class Stack {
   private readonly children = new Map<ServiceName, ChildProcess>();
   private readonly logs: string[] = [];
+  private readonly tails = new Map<ServiceName, string[]>();
   private nc?: NatsConnection;
   private routerNc?: NatsConnection;
   readonly subjects: Subjects;
@@ -239,9 +242,24 @@ export class Stack {
     return `http://${host}:${this.options.httpPort}`;
   }
 
+  private keepTail(name: ServiceName, lines: string[]): void {
+    const tail = this.tails.get(name) ?? [];
+    tail.push(...lines);
+    if (tail.length > TAIL_LINES) tail.splice(0, tail.length - TAIL_LINES);
+    this.tails.set(name, tail);
+  }
+
   /** Recent output of every child, for a failing test to print. */
   output(): string {
     return this.logs.slice(-400).join('');
+  }
+
+  /**
+   * The last lines of one service, kept apart from the others: a service that floods its log
+   * (an api answering 503s while history is away) cannot push another's last words out.
+   */
+  outputOf(name: ServiceName): string {
+    return (this.tails.get(name) ?? []).join('');
   }
 
   private environment(name: ServiceName): NodeJS.ProcessEnv {
@@ -308,12 +326,17 @@ export class Stack {
       if (this.options.onOutputLine) for (const line of lines) this.options.onOutputLine(prefix + line);
       this.logs.push(lines.map((line) => prefix + line + '\n').join(''));
       if (this.logs.length > 2_000) this.logs.splice(0, 1_000);
+      this.keepTail(
+        name,
+        lines.map((line) => prefix + line + '\n'),
+      );
     };
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     child.once('exit', (code, signal) => {
       if (this.children.get(name) === child) this.children.delete(name);
       this.logs.push(`${prefix}exited (code ${code}, signal ${signal})\n`);
+      this.keepTail(name, [`${prefix}exited (code ${code}, signal ${signal})\n`]);
     });
     this.children.set(name, child);
     await once(child, 'spawn');

@@ -223,7 +223,9 @@ test('kill -9 the stream leader node, a Redis master and one replica of each ser
     sessions,
     clients: CLIENTS,
     faults: faults.filter((fault) => !only || only.some((prefix) => fault.name.startsWith(prefix))),
-    output: () => `${stack.output()}\n${nats.output()}`,
+    // Each service's own last lines too: during an outage one service's warnings fill the shared tail.
+    output: () =>
+      `${stack.output()}\n${[...REPLICAS, 'edge' as const].map((name) => stack.outputOf(name)).join('')}\n${nats.output()}`,
     timing: TIMING,
   });
   const result = await run.run();

@@ -99,6 +99,8 @@ afterAll(async () => {
   await Promise.allSettled([nats.close(), redis.close(), postgres.close()]);
 });
 
+const SERVICES: ServiceName[] = ['api', 'router', 'history', 'edge'];
+
 const READY: Partial<Record<ServiceName, () => Promise<void>>> = {
   api: () => stack.apiReady(),
   router: () => stack.routerReady(),
@@ -179,7 +181,8 @@ test('every service and dependency killed in turn under load: nothing acknowledg
     sessions,
     clients: CLIENTS,
     faults: FAULTS.filter((fault) => !only || only.some((prefix) => fault.name.startsWith(prefix))),
-    output: () => stack.output(),
+    // Each service's own last lines too: during an outage the api's warnings fill the shared tail.
+    output: () => `${stack.output()}\n${SERVICES.map((name) => stack.outputOf(name)).join('')}`,
     timing: {
       boundMs: BOUND_MS,
       catchUpBoundMs: CATCH_UP_BOUND_MS,
