@@ -21,6 +21,7 @@ import {
   type StreamCloseReason,
 } from './claude-stream.js';
 import { isObject, str } from './claude-events.js';
+import { ModelCatalog } from '../model-catalog.js';
 
 /** Attachments, skills and `permissions` are not offered for Claude, as in the reference [§3]. */
 const CAPABILITIES: DriverCapabilities = {
@@ -32,9 +33,6 @@ const CAPABILITIES: DriverCapabilities = {
   attachments: false,
   resume: true,
 };
-
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Any failure of a control request, as a contract status; native text never leaves the driver. */
 function driverError(error: unknown, fallback: DriverError['status'], what: string): DriverError {
@@ -66,22 +64,14 @@ function signedIn(account: unknown): boolean {
 /** The catalog `initialize` returns, bounded and cleaned like the Codex catalog [§3 catalogs]. */
 function catalog(raw: unknown): { models: AgentModel[]; defaultModel?: string } {
   if (!Array.isArray(raw)) return { models: [] };
-  const models: AgentModel[] = [];
-  const seen = new Set<string>();
+  const catalog = new ModelCatalog({ idMaxBytes: MODEL_ID_MAX_BYTES, max: MODELS_MAX });
   let defaultModel: string | undefined;
   for (const entry of raw) {
     if (!isObject(entry)) continue;
     const id = str(entry.value);
-    if (!id || Buffer.byteLength(id) > MODEL_ID_MAX_BYTES || CONTROL_CHARS.test(id) || seen.has(id)) continue;
-    seen.add(id);
-    const display = str(entry.displayName);
-    const name =
-      display && display.length <= MODEL_ID_MAX_BYTES && !CONTROL_CHARS.test(display) ? display : id;
-    models.push({ id, name });
-    if (models.length > MODELS_MAX) throw new DriverError('unavailable', 'The agent lists too many models');
-    if (id === 'default') defaultModel = str(entry.resolvedModel);
+    if (catalog.add(id, str(entry.displayName)) && id === 'default') defaultModel = str(entry.resolvedModel);
   }
-  return { models, ...(defaultModel ? { defaultModel } : {}) };
+  return { models: catalog.models, ...(defaultModel ? { defaultModel } : {}) };
 }
 
 export interface ClaudeSessionLaunch {

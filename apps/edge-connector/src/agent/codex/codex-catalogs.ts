@@ -15,28 +15,18 @@ import {
 } from './codex-limits.js';
 import { driverError, isObject, str } from './codex-thread.js';
 import type { JsonRpcConnection } from './json-rpc.js';
+import { ModelCatalog } from '../model-catalog.js';
 
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-
-/** The models of one `model/list` page, added to `models` unless already `seen`. */
-function addModels(data: unknown[], models: AgentModel[], seen: Set<string>): void {
+/** The models of one `model/list` page, added to the catalog (hidden ones left out). */
+function addModels(data: unknown[], catalog: ModelCatalog): void {
   for (const entry of data) {
     if (!isObject(entry) || entry.hidden === true) continue;
-    const id = str(entry.model) ?? str(entry.id);
-    if (!id || Buffer.byteLength(id) > MODEL_ID_MAX_BYTES || CONTROL_CHARS.test(id) || seen.has(id)) continue;
-    seen.add(id);
-    const display = str(entry.displayName);
-    const name =
-      display && display.length <= MODEL_ID_MAX_BYTES && !CONTROL_CHARS.test(display) ? display : id;
-    models.push({ id, name });
-    if (models.length > MODELS_MAX) throw new DriverError('unavailable', 'The agent lists too many models');
+    catalog.add(str(entry.model) ?? str(entry.id), str(entry.displayName));
   }
 }
 
 export async function listModels(rpc: JsonRpcConnection): Promise<AgentModel[]> {
-  const models: AgentModel[] = [];
-  const seen = new Set<string>();
+  const catalog = new ModelCatalog({ idMaxBytes: MODEL_ID_MAX_BYTES, max: MODELS_MAX });
   let cursor: string | undefined;
   for (let page = 0; page < MODEL_PAGES_MAX; page++) {
     let result: unknown;
@@ -51,11 +41,11 @@ export async function listModels(rpc: JsonRpcConnection): Promise<AgentModel[]> 
     }
     if (!isObject(result) || !Array.isArray(result.data))
       throw new DriverError('unavailable', 'The agent listed models badly');
-    addModels(result.data, models, seen);
+    addModels(result.data, catalog);
     cursor = str(result.nextCursor) || undefined;
     if (!cursor) break;
   }
-  return models;
+  return catalog.models;
 }
 
 function skillInfo(skill: unknown): SkillInfo | undefined {
