@@ -19,9 +19,9 @@ import { runLoad, type LoadResult } from './lib/loadgen.js';
 import { cpuSecondsOf, machineFacts, rssOf, writeResult } from './lib/machine.js';
 import { SseClients, slices } from './lib/sse.js';
 import { fixed, table } from './lib/stats.js';
-import { BenchTether, CLUSTERED_REPLICAS } from './lib/tether.js';
+import { BenchTether } from './lib/tether.js';
 import { prepareSession, SCRIPT } from './relay.js';
-import type { ServiceName } from '../scripts/stack/launcher.js';
+import { CLUSTERED_REPLICAS, type ServiceName } from '../scripts/stack/launcher.js';
 import type { BenchOptions } from './run.js';
 
 /** Six Redis nodes from here (bus ports +10000), clear of the test suites' 7100–7400. */

@@ -14,22 +14,12 @@ import {
   uniqueNamespace,
   type TestDatabase,
 } from '#test-support';
-import { Stack, type ServiceName } from '../../scripts/stack/launcher.js';
+import { CLUSTERED_REPLICAS, Stack, type ServiceName } from '../../scripts/stack/launcher.js';
 import { benchServices } from './env.js';
 
 export const BENCH_JWT_SECRET = 'bench-jwt-secret-0123456789';
 export const BENCH_EDGE_SECRET = 'bench-edge-secret-0123456789';
 
-/** Every service replica of the clustered set-up. */
-export const CLUSTERED_REPLICAS: ServiceName[] = [
-  'api',
-  'api-2',
-  'router',
-  'router-2',
-  'router-3',
-  'history',
-  'history-2',
-];
 /** Eight cold starts sharing the machine's cores. */
 const REPLICAS_READY_MS = 120_000;
 

@@ -66,6 +66,16 @@ const POLL_MS = 100;
  */
 export type ServiceName =
   'history' | 'history-2' | 'router' | 'router-2' | 'router-3' | 'api' | 'api-2' | 'edge';
+/** Every service replica of the clustered set-up (all the replica options on), the edge aside. */
+export const CLUSTERED_REPLICAS: readonly ServiceName[] = [
+  'api',
+  'api-2',
+  'router',
+  'router-2',
+  'router-3',
+  'history',
+  'history-2',
+];
 const ENTRY: Record<ServiceName, string> = {
   history: 'apps/history/src/main.js',
   'history-2': 'apps/history/src/main.js',

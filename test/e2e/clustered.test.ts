@@ -17,7 +17,7 @@ import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
 import { freePort, signToken } from '#test-support';
-import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
+import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
@@ -30,7 +30,7 @@ jest.setTimeout(240_000);
 
 const JWT_SECRET = 'e2e-cluster-jwt-secret-0123456789';
 const EDGE_SECRET = 'e2e-cluster-edge-secret-0123456789';
-const REPLICAS: ServiceName[] = ['api', 'api-2', 'router', 'router-2', 'router-3', 'history', 'history-2'];
+const REPLICAS = CLUSTERED_REPLICAS;
 const SHUTDOWN_DELAY_MS = 2_000;
 const WATCH_WAIT_MS = 2_000;
 const READY_TIMEOUT_MS = 150_000;

@@ -14,7 +14,7 @@ import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
 import { freePort, LIMITS_OFF_ENV, signToken } from '#test-support';
-import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
+import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LoadBalancer } from '../support/load-balancer.js';
@@ -29,7 +29,7 @@ jest.setTimeout(600_000);
 const REDIS_BASE_PORT = Number(process.env.TETHER_FAULTS_REDIS_CLUSTER_PORT ?? 7300);
 const JWT_SECRET = 'faults-cluster-jwt-secret-0123456789';
 const EDGE_SECRET = 'faults-cluster-edge-secret-0123456789';
-const REPLICAS: ServiceName[] = ['api', 'api-2', 'router', 'router-2', 'router-3', 'history', 'history-2'];
+const REPLICAS = CLUSTERED_REPLICAS;
 /** One replica of each service is killed; the others keep serving. */
 const KILLED: ServiceName[] = ['api-2', 'router-2', 'history-2'];
 const CLIENTS = 16;
@@ -67,7 +67,7 @@ async function isReady(name: ServiceName): Promise<boolean> {
   }
 }
 
-async function untilReady(names: ServiceName[], boundMs = READY_TIMEOUT_MS): Promise<void> {
+async function untilReady(names: readonly ServiceName[], boundMs = READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     const ready = await Promise.all(names.map(isReady));
