@@ -26,6 +26,10 @@ export const API_VARIABLE_DOCS: VariableDocs = {
     meaning:
       'How long a positive authorization decision is reused without asking history (at most 2000; 0 turns the cache off). Revocation drops it at once.',
   },
+  TETHER_AUTHORIZE_OUTAGE_MS: {
+    meaning:
+      'How long a remembered positive authorization may stand in while history cannot be reached (down, restarting, its database unreachable), so poll, watch and send on a live session keep working (at most 3600000; 0: every call answers 503 until history is back). Revocation drops it at once.',
+  },
   TETHER_CONSOLE_OIDC_CLIENT_ID: {
     meaning:
       'OpenID Connect client id the console signs in with (authorization code + PKCE at `TETHER_JWT_ISSUER`); needs the JWKS mode. Unset: no OIDC sign-in.',

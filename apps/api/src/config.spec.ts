@@ -18,6 +18,7 @@ describe('api config', () => {
       // The audit stream's settings when the operator sets none (libs/config jetstream.ts).
       auditStream: { replicas: 1, maxAgeMs: 30 * 24 * 60 * 60 * 1000, maxBytes: 0, storage: 'file' },
       authorizeCacheMs: 2_000,
+      authorizeOutageMs: 5 * 60_000,
       limits: USER_LIMITS_DEFAULTS,
       metricsPort: 9464,
       shutdown: { graceMs: 20_000, delayMs: 0 },
@@ -80,6 +81,16 @@ describe('api config', () => {
     );
     expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_AUTHORIZE_CACHE_MS: '2001' })).toThrow(
       /TETHER_AUTHORIZE_CACHE_MS/,
+    );
+  });
+
+  it('bounds how long a remembered grant stands in for an unreachable history', () => {
+    const secret = { TETHER_JWT_SECRET: 'a-development-secret' };
+    expect(
+      loadConfig(apiConfigSchema, { ...secret, TETHER_AUTHORIZE_OUTAGE_MS: '0' }).authorizeOutageMs,
+    ).toBe(0);
+    expect(() => loadConfig(apiConfigSchema, { ...secret, TETHER_AUTHORIZE_OUTAGE_MS: '3600001' })).toThrow(
+      /TETHER_AUTHORIZE_OUTAGE_MS/,
     );
   });
 

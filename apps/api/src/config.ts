@@ -36,6 +36,15 @@ const SSE_TIMER_MAX_MS = 10 * 60_000;
  */
 export const AUTHORIZE_CACHE_DEFAULT_MS = 2_000;
 const AUTHORIZE_CACHE_MAX_MS = 2_000;
+/**
+ * How long a remembered "yes" may stand in while history cannot answer at all (down, restarting,
+ * its database gone), so poll, watch and send on a live session go on through a history outage
+ * (docs/reliability.md). Safe because every revocation goes through history, which tells the api
+ * (and a notice lost with the connection drops everything); bounded for the notice lost by a
+ * history that died between its commit and its publish.
+ */
+export const AUTHORIZE_OUTAGE_DEFAULT_MS = 5 * 60_000;
+const AUTHORIZE_OUTAGE_MAX_MS = 60 * 60_000;
 
 /**
  * Per-user and per-edge limits (docs/security.md "Limits per user"). A console polling, watching
@@ -122,6 +131,8 @@ const envSchema = z.object({
   TETHER_SSE_REAUTHORIZE_MS: intVar(SSE_REAUTHORIZE_DEFAULT_MS, SSE_TIMER_MIN_MS, SSE_TIMER_MAX_MS),
   // 0 turns the authorization cache off (every call asks history, as before).
   TETHER_AUTHORIZE_CACHE_MS: intVar(AUTHORIZE_CACHE_DEFAULT_MS, 0, AUTHORIZE_CACHE_MAX_MS),
+  // 0: every call fails (503) while history cannot be reached, as before.
+  TETHER_AUTHORIZE_OUTAGE_MS: intVar(AUTHORIZE_OUTAGE_DEFAULT_MS, 0, AUTHORIZE_OUTAGE_MAX_MS),
   TETHER_USER_RATE_PER_S: intVar(USER_LIMITS_DEFAULTS.userRate.perSecond, 1, RATE_MAX_PER_S),
   TETHER_USER_RATE_BURST: intVar(USER_LIMITS_DEFAULTS.userRate.burst, 1, RATE_MAX_PER_S),
   TETHER_EDGE_RATE_PER_S: intVar(USER_LIMITS_DEFAULTS.edgeRate.perSecond, 1, RATE_MAX_PER_S),
@@ -154,6 +165,8 @@ export interface ApiConfig {
    * (a config built by hand, as in-process tests whose stand-in history sends no notices): off.
    */
   authorizeCacheMs?: number;
+  /** How long a remembered "yes" stands in while history cannot answer, ms; absent or 0: never. */
+  authorizeOutageMs?: number;
   /** The ops port; absent (a config built by hand): no ops server. */
   metricsPort?: MetricsPort;
   /** SIGTERM handling (docs/operations.md); absent (a config built by hand): the defaults. */
@@ -225,6 +238,7 @@ export const apiConfigSchema = envSchema
     },
     sse: { heartbeatMs: env.TETHER_SSE_HEARTBEAT_MS, reauthorizeMs: env.TETHER_SSE_REAUTHORIZE_MS },
     authorizeCacheMs: env.TETHER_AUTHORIZE_CACHE_MS,
+    authorizeOutageMs: env.TETHER_AUTHORIZE_OUTAGE_MS,
     limits: {
       userRate: { perSecond: env.TETHER_USER_RATE_PER_S, burst: env.TETHER_USER_RATE_BURST },
       edgeRate: { perSecond: env.TETHER_EDGE_RATE_PER_S, burst: env.TETHER_EDGE_RATE_BURST },

@@ -7,6 +7,7 @@ export {
   METRIC,
   recordHttpRequest,
   recordRequestService,
+  recordOutageGrant,
   recordNatsRequest,
   recordTurnTiming,
   recordHistoryWrite,

@@ -28,6 +28,7 @@ export const METRIC = {
   historyWriteDuration: 'tether.history.write.duration',
   connectorsOnline: 'tether.connectors.online',
   submissionsSettled: 'tether.submissions.settled',
+  authorizeOutageGrants: 'tether.authorize.outage_grants',
 } as const;
 
 const METER = 'tether';
@@ -44,6 +45,7 @@ interface Instruments {
   finished: Histogram;
   historyWrite: Histogram;
   submissionsSettled: Counter;
+  outageGrants: Counter;
 }
 
 let instruments: Instruments | undefined;
@@ -72,6 +74,9 @@ function get(): Instruments {
       description:
         'Sends settled by the router crash boundary: swept to unknown, or reconciled from edge records.',
     }),
+    outageGrants: meter.createCounter(METRIC.authorizeOutageGrants, {
+      description: 'Edge calls the api authorized from a remembered grant because history could not answer.',
+    }),
   };
   return instruments;
 }
@@ -81,6 +86,10 @@ const seconds = (ms: number): number => ms / 1_000;
 
 export function recordHttpRequest(ms: number, action: string, status: number, method: string): void {
   get().http.record(seconds(ms), { action, status: String(status), method });
+}
+
+export function recordOutageGrant(): void {
+  get().outageGrants.add(1);
 }
 
 export function recordRequestService(ms: number): void {

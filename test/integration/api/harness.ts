@@ -183,7 +183,7 @@ export async function startApi(
   label: string,
   key: JwtKeySource = { kind: 'secret', secret: TEST_JWT_SECRET },
   jwt: Partial<ApiConfig['jwt']> = {},
-  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'limits' | 'console'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'authorizeCacheMs' | 'authorizeOutageMs' | 'limits' | 'console'>> = {},
 ): Promise<Harness> {
   const { natsUrl } = await testServices();
   const namespace = uniqueNamespace(label);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { AuthorizeReply, GrantsChangedNotice, Subjects } from '#contracts';
-import { decodeJson, NATS_CONNECTION } from '#messaging';
+import { decodeJson, NATS_CONNECTION, RpcRemoteError, RpcUnavailableError } from '#messaging';
+import { recordOutageGrant } from '#telemetry';
 import type { ApiConfig } from '../config.js';
 import { ServiceClient } from './service-client.js';
 import { API_CONFIG, SUBJECTS } from './tokens.js';
@@ -20,8 +21,21 @@ const LOSSY_STATUSES: ReadonlySet<string> = new Set([
 
 interface Decision {
   reply: AuthorizeReply;
-  expiresAt: number;
+  /** Reused without asking history until then. */
+  freshUntil: number;
+  /** Stands in for history's answer, while history cannot give one, until then. */
+  usableUntil: number;
 }
+
+/** History did not answer at all (no responder, timeout, its database unreachable): not a "no". */
+function isUnreachable(error: unknown): boolean {
+  return (
+    error instanceof RpcUnavailableError || (error instanceof RpcRemoteError && error.code === 'unavailable')
+  );
+}
+
+/** Stand-ins are logged at most this often: an outage must not flood the log. */
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 export interface AuthorizeQuery {
   actorId: string;
@@ -37,11 +51,18 @@ export interface AuthorizeQuery {
  * that can revoke drops the actor's decisions at once: history's grants-changed notice (access
  * updated or deleted, connector enrolled), this api's own access update/delete, and any
  * interruption of the NATS connection (a notice may have been missed while it was down).
+ *
+ * While history cannot answer at all, a remembered "yes" stands in for up to `authorizeOutageMs`
+ * after history last gave it (docs/reliability.md "While history is down"): every revocation
+ * goes through history, so a grant nobody told this api about is still a grant; a refusal from
+ * history drops the decision too.
  */
 @Injectable()
 export class Authorizer implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(Authorizer.name);
   private readonly ttlMs: number;
+  private readonly outageMs: number;
+  private lastOutageLog = -Infinity;
   /** actor → (connector, access) key → decision. */
   private readonly decisions = new Map<string, Map<string, Decision>>();
   private size = 0;
@@ -59,10 +80,11 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
     @Inject(API_CONFIG) config: ApiConfig,
   ) {
     this.ttlMs = config.authorizeCacheMs ?? 0;
+    this.outageMs = Math.max(config.authorizeOutageMs ?? 0, this.ttlMs);
   }
 
   onModuleInit(): void {
-    if (this.ttlMs <= 0) return;
+    if (this.outageMs <= 0) return;
     this.subscription = this.nc.subscribe(this.subjects.grantsChanged, {
       callback: (error, msg) => {
         if (error) return this.forgetAll();
@@ -88,22 +110,34 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
   /**
    * History's answer for this query, or a remembered "yes" younger than the TTL. `fresh` always
    * asks history (the check after a watch's wait, which exists to see a revocation) and
-   * remembers the answer when positive.
+   * remembers the answer when positive. When history cannot answer, a remembered "yes" within the
+   * outage bound is the answer (fresh or not); otherwise the failure is thrown.
    */
   async authorize(query: AuthorizeQuery, options: { fresh?: boolean } = {}): Promise<AuthorizeReply> {
     const key = `${query.edgeId}\u0000${query.accessId ?? ''}`;
-    if (this.ttlMs > 0 && !options.fresh) {
-      const known = this.decisions.get(query.actorId)?.get(key);
-      if (known && known.expiresAt > performance.now()) return known.reply;
-    }
+    const known = this.outageMs > 0 ? this.decisions.get(query.actorId)?.get(key) : undefined;
+    if (known && !options.fresh && known.freshUntil > performance.now()) return known.reply;
     const generation = this.generation;
-    const reply = await this.services.history('historyAuthorize', {
-      actor_id: query.actorId,
-      edge_id: query.edgeId,
-      ...(query.accessId ? { access_id: query.accessId } : {}),
-    });
+    let reply: AuthorizeReply;
+    try {
+      reply = await this.services.history('historyAuthorize', {
+        actor_id: query.actorId,
+        edge_id: query.edgeId,
+        ...(query.accessId ? { access_id: query.accessId } : {}),
+      });
+    } catch (error) {
+      if (!isUnreachable(error)) {
+        // History said no: whatever was remembered for this key is no longer a grant.
+        this.forgetKey(query.actorId, key);
+        throw error;
+      }
+      const standIn = this.standIn(query.actorId, key);
+      if (!standIn) throw error;
+      this.noteOutage((error as Error).message);
+      return standIn;
+    }
     // Only an answer with no invalidation in flight may be reused.
-    if (this.ttlMs > 0 && generation === this.generation) this.remember(query.actorId, key, reply);
+    if (this.outageMs > 0 && generation === this.generation) this.remember(query.actorId, key, reply);
     return reply;
   }
 
@@ -127,7 +161,30 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
     let entries = this.decisions.get(actorId);
     if (!entries) this.decisions.set(actorId, (entries = new Map()));
     if (!entries.has(key)) this.size += 1;
-    entries.set(key, { reply, expiresAt: performance.now() + this.ttlMs });
+    const now = performance.now();
+    entries.set(key, { reply, freshUntil: now + this.ttlMs, usableUntil: now + this.outageMs });
+  }
+
+  private forgetKey(actorId: string, key: string): void {
+    const entries = this.decisions.get(actorId);
+    if (!entries?.delete(key)) return;
+    this.generation += 1;
+    this.size -= 1;
+    if (entries.size === 0) this.decisions.delete(actorId);
+  }
+
+  /** The remembered "yes" that may stand in for history now, if any. */
+  private standIn(actorId: string, key: string): AuthorizeReply | undefined {
+    const known = this.decisions.get(actorId)?.get(key);
+    return known && known.usableUntil > performance.now() ? known.reply : undefined;
+  }
+
+  private noteOutage(reason: string): void {
+    recordOutageGrant();
+    const now = performance.now();
+    if (now - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
+    this.lastOutageLog = now;
+    this.logger.warn(`History cannot authorize (${reason}); remembered grants stand in.`);
   }
 
   /** A disconnect or a slow subscription may have swallowed notices: forget everything then. */

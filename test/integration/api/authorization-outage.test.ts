@@ -1,0 +1,120 @@
+// While history cannot answer at all, the api's remembered grants stand in for it
+// (apps/api/src/common/authorizer.ts, docs/reliability.md "While history is down"): poll, watch
+// and send on a session whose grant history gave recently go on; nothing that history refused,
+// that a grants-changed notice dropped, or that is older than the outage bound does.
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { encodeJson } from '#messaging';
+import { testServices } from '#test-support';
+import {
+  ACCESS,
+  ALICE,
+  BOB,
+  BOB_EDGE,
+  EDGE,
+  SESSION,
+  call,
+  startApi,
+  token,
+  type Harness,
+} from './harness.js';
+
+const PATH = '/api/v1/edge-agents';
+/** Short, so a test can outlive it: what happens next is the outage path, not the cache. */
+const CACHE_MS = 50;
+const OUTAGE_MS = 1_500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('authorization while history is down', () => {
+  let api: Harness;
+  let alice: string;
+  let bob: string;
+  let notifier: NatsConnection;
+
+  const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION, access_id: ACCESS.id };
+  const unavailable = () => ({ error: { code: 'unavailable', message: 'database unreachable' } });
+
+  beforeAll(async () => {
+    api = await startApi('authoutage', undefined, undefined, {
+      authorizeCacheMs: CACHE_MS,
+      authorizeOutageMs: OUTAGE_MS,
+    });
+    alice = await token(ALICE);
+    bob = await token(BOB);
+    notifier = await connect({ servers: (await testServices()).natsUrl, name: 'authoutage-notifier' });
+  });
+  afterAll(async () => {
+    await notifier.drain();
+    await api.close();
+  });
+  beforeEach(async () => {
+    api.standIns.reset();
+    notifier.publish(api.subjects.grantsChanged, encodeJson({ actor_id: ALICE }));
+    await notifier.flush();
+    await sleep(200);
+  });
+
+  /** Alice is granted once while history answers; then history stops answering in `how`. */
+  async function grantedThenOutage(how: 'no_responders' | 'unavailable'): Promise<void> {
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
+    if (how === 'no_responders') await api.standIns.stop('historyAuthorize');
+    else api.standIns.handlers.historyAuthorize = unavailable;
+    await sleep(CACHE_MS * 2);
+  }
+
+  it('serves poll, watch and send from a remembered grant while history has no responder', async () => {
+    await grantedThenOutage('no_responders');
+    try {
+      for (const body of [
+        poll,
+        { ...poll, action: 'watch', cursor: '3' },
+        { ...poll, action: 'send', text: 'while history is away' },
+      ]) {
+        const response = await call(api, 'POST', PATH, { token: alice, body });
+        expect({ action: body.action, status: response.status }).toEqual({
+          action: body.action,
+          status: 200,
+        });
+      }
+      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(4);
+    } finally {
+      await api.standIns.serve('historyAuthorize');
+    }
+  });
+
+  it('serves from a remembered grant while history answers unavailable (its database is down)', async () => {
+    await grantedThenOutage('unavailable');
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
+    // Once history answers again, its answer counts: here, a refusal.
+    api.standIns.handlers.historyAuthorize = () => ({ error: { code: 'access_not_found', message: 'gone' } });
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(404);
+    // The refusal dropped the grant: a new outage finds nothing to stand in.
+    api.standIns.handlers.historyAuthorize = unavailable;
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
+  });
+
+  it('answers 503 to a caller history never granted', async () => {
+    await grantedThenOutage('unavailable');
+    const response = await call(api, 'POST', PATH, { token: bob, body: { ...poll, edge_id: BOB_EDGE } });
+    expect(response.status).toBe(503);
+    // Alice's grant is for her access on her edge only.
+    const other = await call(api, 'POST', PATH, { token: alice, body: { ...poll, edge_id: BOB_EDGE } });
+    expect(other.status).toBe(503);
+  });
+
+  it('stands in for nothing after a grants-changed notice', async () => {
+    await grantedThenOutage('unavailable');
+    notifier.publish(api.subjects.grantsChanged, encodeJson({ actor_id: ALICE }));
+    await notifier.flush();
+    await sleep(200);
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
+    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(1);
+  });
+
+  it('stands in for at most the outage bound after history last granted', async () => {
+    await grantedThenOutage('unavailable');
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
+    await sleep(OUTAGE_MS);
+    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
+  });
+});
