@@ -249,6 +249,21 @@ export class FaultRun {
       return accepted === all.length;
     }, 'history holding every acknowledged send').catch(() => undefined);
     const notAccepted = accepted === all.length ? [] : await this.notAccepted();
+    const lost = this.sent.filter((send) => copies(send) !== 1);
+    if (behind.length > 0 || notAccepted.length > 0 || lost.length > 0) {
+      // A failed run explains itself: what is missing or doubled, and what the stack said last.
+      console.log(
+        [
+          ...behind.map((line) => `behind: ${line}`),
+          ...lost.map(
+            (send) =>
+              `${copies(send)} copies: ${send.operationId} of session ${send.session} (${send.fault})`,
+          ),
+          ...notAccepted,
+          this.setup.output(),
+        ].join('\n'),
+      );
+    }
     return {
       rows,
       sent: this.sent,
@@ -273,16 +288,28 @@ export class FaultRun {
         dispatch_state: string;
         reason: string | null;
       }>(
-        `SELECT client_message_id, dispatch_state, reason FROM journal_submissions WHERE client_message_id = ANY($1)`,
+        `SELECT client_message_id, dispatch_state, concat_ws(' ', reason, 'created at', epoch, sequence, submitted_at) AS reason
+          FROM journal_submissions WHERE client_message_id = ANY($1)`,
         [this.sent.map((send) => send.operationId)],
       );
+      const rows = await db.query<{ client_message_id: string; epoch: string; sequence: string; at: string }>(
+        `SELECT client_message_id, epoch, sequence::text, recorded_at::text AS at FROM journal
+          WHERE client_message_id = ANY($1) ORDER BY recorded_at`,
+        [this.sent.map((send) => send.operationId)],
+      );
+      const journaled = (id: string) =>
+        rows.rows
+          .filter((row) => row.client_message_id === id)
+          .map((row) => `${row.epoch}:${row.sequence} ${row.at}`);
       const held = new Map(result.rows.map((row) => [row.client_message_id, row]));
       const logs = this.setup.output().split('\n');
       return this.sent
         .filter((send) => held.get(send.operationId)?.dispatch_state !== 'accepted')
         .map((send) => {
           const row = held.get(send.operationId);
-          const state = row ? `${row.dispatch_state} (${row.reason ?? 'no reason'})` : 'missing';
+          const state = row
+            ? `${row.dispatch_state} (${row.reason ?? 'no reason'}), journal rows ${journaled(send.operationId).join(', ')}`
+            : 'missing';
           const said = logs.filter((line) => line.includes(send.operationId)).slice(-10);
           return [`${send.operationId} of session ${send.session} (${send.fault}): ${state}`, ...said].join(
             '\n  ',
