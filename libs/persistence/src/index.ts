@@ -9,3 +9,5 @@ export type {
   SessionHistoryPageRow,
 } from './prisma-client.js';
 export { isDatabaseUnavailable } from './database-errors.js';
+export { createGuardedPool } from './pg-pool.js';
+export type { GuardedPoolOptions } from './pg-pool.js';

@@ -29,13 +29,26 @@ export class PrismaLifecycle implements OnApplicationShutdown {
   }
 }
 
+/** Connection errors nobody waits on become a warning of the process's own. */
+function withLogging(options: PrismaOptions): PrismaOptions {
+  if (options.onConnectionError) return options;
+  const logger = new Logger('Database');
+  return {
+    ...options,
+    onConnectionError: (error) => logger.warn(`Pooled connection lost: ${error.message}`),
+  };
+}
+
 @Global()
 @Module({})
 export class PersistenceModule {
   static forRoot(options: PrismaOptions): DynamicModule {
     return {
       module: PersistenceModule,
-      providers: [{ provide: PRISMA, useFactory: () => createPrismaClient(options) }, PrismaLifecycle],
+      providers: [
+        { provide: PRISMA, useFactory: () => createPrismaClient(withLogging(options)) },
+        PrismaLifecycle,
+      ],
       exports: [PRISMA],
     };
   }

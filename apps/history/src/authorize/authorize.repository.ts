@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
+import type pg from 'pg';
+import { createGuardedPool } from '#persistence';
 import type { StoredAccess } from '../accesses/accesses.repository.js';
 import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { HistoryConfig } from '../config.js';
@@ -50,10 +51,11 @@ export class AuthorizeRepository implements OnApplicationShutdown {
 
   constructor(@Inject(HISTORY_CONFIG) config: HistoryConfig) {
     // Its share of TETHER_DATABASE_MAX_CONNECTIONS (config.ts); Prisma's pool has the rest.
-    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePools.authorize });
-    // An idle connection dropped by the server must not crash the process; the next query
-    // opens a new one.
-    this.pool.on('error', (error) => this.logger.warn(`Authorize pool connection lost: ${error.message}`));
+    this.pool = createGuardedPool({
+      connectionString: config.databaseUrl,
+      max: config.databasePools.authorize,
+      onConnectionError: (error) => this.logger.warn(`Authorize pool connection lost: ${error.message}`),
+    });
   }
 
   async lookup(ownerId: string, edgeId: bigint, accessId: string | undefined): Promise<AuthorizeLookup> {
