@@ -1,5 +1,6 @@
 import { formatCursor, parseCursor, SessionsService } from './sessions.service.js';
 import type { ServiceClient } from '../common/service-client.js';
+import type { Principal } from '../auth/principal.js';
 
 describe('journal page query', () => {
   const sessions = new SessionsService({} as ServiceClient);
@@ -24,5 +25,61 @@ describe('journal page query', () => {
       expect(() => sessions.pageQuery('tail', undefined, limit)).toThrow();
     }
     expect(() => sessions.pageQuery('sideways', undefined, undefined)).toThrow();
+  });
+});
+
+describe('journal page reads', () => {
+  const principal = (actorId: string) => ({ actorId }) as Principal;
+  const scope = { sessionId: 's1', edgeId: '1', accessId: 'a1' };
+  const after = { direction: 'after' as const, cursor: { epoch: 'e', sequence: 3 }, limit: 200 };
+
+  /** A stand-in history whose answers the test releases; records every request it got. */
+  function history() {
+    const asked: unknown[] = [];
+    const answers: ((value: unknown) => void)[] = [];
+    const failures: ((error: Error) => void)[] = [];
+    const client = {
+      history: (_name: string, payload: unknown) => {
+        asked.push(payload);
+        return new Promise((resolve, reject) => {
+          answers.push(resolve);
+          failures.push(reject);
+        });
+      },
+    } as unknown as ServiceClient;
+    return { asked, answers, failures, sessions: new SessionsService(client) };
+  }
+
+  it('shares one history read between identical reads in flight, and none once it is answered', async () => {
+    const { asked, answers, sessions } = history();
+    const reads = [1, 2, 3].map(() => sessions.page(principal('alice'), scope, after));
+    expect(asked).toHaveLength(1);
+    answers[0]!({ ok: true, marker: 1 });
+    expect(await Promise.all(reads)).toEqual([1, 2, 3].map(() => ({ ok: true, marker: 1 })));
+    const later = sessions.page(principal('alice'), scope, after);
+    expect(asked).toHaveLength(2);
+    answers[1]!({ ok: true, marker: 2 });
+    expect(await later).toEqual({ ok: true, marker: 2 });
+  });
+
+  it('never shares between owners, sessions or queries', () => {
+    const { asked, sessions } = history();
+    void sessions.page(principal('alice'), scope, after);
+    void sessions.page(principal('bob'), scope, after);
+    void sessions.page(principal('alice'), { ...scope, sessionId: 's2' }, after);
+    void sessions.page(principal('alice'), scope, { ...after, cursor: { epoch: 'e', sequence: 4 } });
+    void sessions.page(principal('alice'), scope, { ...after, limit: 40 });
+    expect(asked).toHaveLength(5);
+  });
+
+  it('hands a failure to every read that shared it, then asks again', async () => {
+    const { asked, failures, answers, sessions } = history();
+    const reads = [1, 2].map(() => sessions.page(principal('alice'), scope, after));
+    failures[0]!(new Error('history is down'));
+    for (const read of reads) await expect(read).rejects.toThrow('history is down');
+    const again = sessions.page(principal('alice'), scope, after);
+    expect(asked).toHaveLength(2);
+    answers[1]!({ ok: true });
+    await expect(again).resolves.toEqual({ ok: true });
   });
 });

@@ -51,6 +51,9 @@ function text(value: unknown): string | undefined {
 /** Reads of one session's structured journal for its owner (paging and the SSE stream). */
 @Injectable()
 export class SessionsService {
+  /** Page reads in flight, by their exact request (see `page`). */
+  private readonly pagesInFlight = new Map<string, Promise<HistoryJournalPageReply>>();
+
   constructor(private readonly services: ServiceClient) {}
 
   scope(sessionId: string, edgeId: unknown, accessId: unknown): SessionScope {
@@ -98,9 +101,15 @@ export class SessionsService {
     }
   }
 
-  /** One page, scoped by (owner, access, edge, session): someone else's session is not found. */
+  /**
+   * One page, scoped by (owner, access, edge, session): someone else's session is not found.
+   * Identical reads in flight at once share history's answer: every SSE stream of a session
+   * wakes on the same commit notice and asks for the same `after` page from the same cursor, so
+   * N streams of one owner cost one history read per notice instead of N. Only reads of the same
+   * owner with the same query are shared; none is reused once answered.
+   */
   page(principal: Principal, scope: SessionScope, query: PageQuery): Promise<HistoryJournalPageReply> {
-    return this.services.history('historyJournalPage', {
+    const request = {
       actor_id: principal.actorId,
       access_id: scope.accessId,
       edge_id: scope.edgeId,
@@ -108,6 +117,14 @@ export class SessionsService {
       direction: query.direction,
       ...(query.cursor ? { cursor: query.cursor } : {}),
       limit: query.limit,
+    };
+    const key = JSON.stringify(request);
+    const inFlight = this.pagesInFlight.get(key);
+    if (inFlight) return inFlight;
+    const reply = this.services.history('historyJournalPage', request).finally(() => {
+      this.pagesInFlight.delete(key);
     });
+    this.pagesInFlight.set(key, reply);
+    return reply;
   }
 }
