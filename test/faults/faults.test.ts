@@ -7,7 +7,7 @@
 // each retryable, acknowledged sends lost or stored twice, the recovery time and when history
 // (Postgres) held every acknowledged send; it asserts 0 lost, 0 duplicated, every failure
 // retryable and history caught up, and prints the figures (timings are never asserted).
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { LIMITS_OFF_ENV, signToken } from '#test-support';
@@ -45,6 +45,7 @@ const BOUND_MS = 120_000;
 /** History normally holds every acknowledged send within seconds of a fault. */
 const CATCH_UP_BOUND_MS = 45_000;
 const READY_TIMEOUT_MS = 180_000;
+const LOG_FILE = process.env.TETHER_FAULTS_LOG;
 
 const nats = new PrivateNats(PORTS.nats);
 const redis = new PrivateRedis(PORTS.redis);
@@ -72,6 +73,8 @@ beforeAll(async () => {
     },
     stack: {
       readyTimeoutMs: READY_TIMEOUT_MS,
+      // TETHER_FAULTS_LOG=<file>: every line of every service, for a failure the last lines do not explain.
+      ...(LOG_FILE ? { onOutputLine: (line: string) => appendFileSync(LOG_FILE, `${line}\n`) } : {}),
       extraEnv: {
         // 16 clients of one user: the per-user limits would answer 429 by design, not a fault.
         ...LIMITS_OFF_ENV,

@@ -1,5 +1,10 @@
 import type { JournalMessage } from '#contracts';
-import { JournalChainRepair, REPAIR_HOPS_MAX, type StreamRow } from './journal-chain-repair.js';
+import {
+  forcedByWaiting,
+  JournalChainRepair,
+  REPAIR_HOPS_MAX,
+  type StreamRow,
+} from './journal-chain-repair.js';
 import type { JournalChainRepository } from './journal-chain.repository.js';
 import type { Delivery, JournalService } from './journal.service.js';
 
@@ -98,5 +103,17 @@ describe('JournalChainRepair', () => {
       { lastApplied: async () => 5 } as unknown as JournalChainRepository,
     );
     await expect(repair.fill(row(10))).rejects.toThrow('nats timeout');
+  });
+});
+
+describe('forcedByWaiting', () => {
+  it('never forces a chained row, however often it was delivered (a database outage redelivers it too)', () => {
+    for (const deliveries of [1, 6, 7, 50])
+      expect(forcedByWaiting({ prev_stream_seq: 41 }, deliveries)).toBe(false);
+  });
+
+  it('forces a row without a chain link after six deliveries, not before', () => {
+    expect(forcedByWaiting({}, 5)).toBe(false);
+    expect(forcedByWaiting({}, 6)).toBe(true);
   });
 });

@@ -32,6 +32,29 @@ export interface ChainSources {
 }
 
 /**
+ * A row whose predecessor on the subject is not applied yet has the hole filled from the stream
+ * (JournalChainRepair), which applies it as a gap only when the stream no longer holds the
+ * predecessor or it can never be stored. A row without a chain link (`prev_stream_seq`) cannot be
+ * repaired: it waits this many deliveries (about 8 s with the doubling delay), then its
+ * predecessor is given up on and it applies with a gap, which `after` reads answer with
+ * `journal_gap` instead of a silently wrong timeline.
+ */
+const ORDER_WAIT_DELIVERIES = 6;
+
+/**
+ * Whether a row applies even though its predecessor is not applied yet. Never for a chained row:
+ * its delivery count also grows while the database is down, and forcing it then (the fault
+ * suite's Postgres outage) skipped a predecessor still on its way — whose redelivery then sat
+ * below the applied head and was dropped as a duplicate, so a settled send stayed `pending`.
+ */
+export function forcedByWaiting(
+  entry: Pick<JournalMessage, 'prev_stream_seq'>,
+  deliveryCount: number,
+): boolean {
+  return entry.prev_stream_seq === undefined && deliveryCount >= ORDER_WAIT_DELIVERIES;
+}
+
+/**
  * The most missing rows one repair reads back. A longer hole (far more rows in flight at a dead
  * replica than its ack-pending bound allows) is left to redelivery, so one repair stays short.
  */

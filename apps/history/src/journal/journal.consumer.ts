@@ -36,7 +36,7 @@ import {
 import { recordHistoryWrite } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
-import { JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
+import { forcedByWaiting, JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
 import { JournalChainRepository } from './journal-chain.repository.js';
 import {
   JournalOutOfOrderError,
@@ -65,14 +65,6 @@ const HOLE_RETRY_MS = 100;
 /** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
 const NAK_BASE_DELAY_MS = 250;
 const NAK_MAX_DELAY_MS = 30_000;
-/**
- * A row whose predecessor on the subject is not applied yet first has the hole filled from the
- * stream (JournalChainRepair). When even that cannot help (a hole longer than one repair reads,
- * or a predecessor that takes no turn), it waits this many deliveries (about 8 s with the
- * doubling delay); then the predecessor is given up on and the row applies with a gap, which
- * `after` reads answer with `journal_gap` instead of a silently wrong timeline.
- */
-const ORDER_WAIT_DELIVERIES = 6;
 
 /** A message and what it parsed to. */
 interface Parsed {
@@ -236,7 +228,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     const consumer = this.subjects.historyJournalConsumer;
     const persist = () =>
       this.journal.persistBatch(
-        entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg) })),
+        entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg, entry) })),
       );
     let outcomes: BatchEntryOutcome[];
     try {
@@ -320,8 +312,8 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     return entry;
   }
 
-  private deliveryOf(msg: JsMsg): Delivery {
-    return { streamSeq: msg.seq, force: msg.info.deliveryCount >= ORDER_WAIT_DELIVERIES };
+  private deliveryOf(msg: JsMsg, entry: JournalMessage): Delivery {
+    return { streamSeq: msg.seq, force: forcedByWaiting(entry, msg.info.deliveryCount) };
   }
 
   private publishNotice(notice: JournalNoticePayload): void {
@@ -340,7 +332,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   ): Promise<{ entry: JournalMessage; outcome: PersistOutcome }> {
     const repaired = await this.repair.fill(entry);
     if (repaired === 'too_far') throw new JournalOutOfOrderError(entry.session_id);
-    const delivery = this.deliveryOf(msg);
+    const delivery = this.deliveryOf(msg, entry);
     const force = delivery.force || repaired === 'gap';
     return { entry, outcome: await this.journal.persist(entry, { ...delivery, force }) };
   }
