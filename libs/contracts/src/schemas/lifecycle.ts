@@ -1,6 +1,6 @@
 // Lifecycle event schemas: strict for the router, loose for consumers and the published contract.
 import { z } from 'zod';
-import { LIFECYCLE_EVENT_TYPES, type LifecycleEvent } from '../internal.js';
+import { LIFECYCLE_EVENT_TYPES, type LifecycleEvent } from '../internal/lifecycle.js';
 import { EPOCH_MAX_LENGTH } from '../limits.js';
 import { actorIdSchema, internalIdSchema, edgeIdSchema, timestampSchema } from './internal-fields.js';
 
