@@ -19,7 +19,7 @@ export const OTHER_ACCESS = 'b'.repeat(32);
 export const OWNER = '1';
 
 /** Keeps the last event callback so a test can inject native events (foreign turns, floods). */
-class TapDriver implements AgentDriver {
+export class TapDriver implements AgentDriver {
   readonly kind: string;
   emit: (event: AgentEvent) => void = () => undefined;
   constructor(private readonly inner: AgentDriver) {
