@@ -1,5 +1,5 @@
-import { LIFECYCLE_EVENT_TYPES, type LifecycleEvent, type LifecycleEventType } from './internal.js';
-import { tolerantLifecycleEventSchema } from './schemas.js';
+import { LIFECYCLE_EVENT_TYPES, type LifecycleEvent, type LifecycleEventType } from './internal/lifecycle.js';
+import { tolerantLifecycleEventSchema } from './schemas/lifecycle.js';
 
 /**
  * What a consumer does with one message of the lifecycle subjects: handle the event, or skip it

@@ -1,11 +1,7 @@
-// Edge bridge cases of the reference's §7 list (docs/reference-tests.md) that sessions.service.spec
-// and resume.spec do not already pin: the reaper's `expire` on the edge, closed-session
+// Edge bridge cases of the reference's §7 list (docs/reference-tests.md) that the sessions.*.spec
+// files and resume.spec do not already pin: the reaper's `expire` on the edge, closed-session
 // retention, skills, approval de-duplication, native resolution of inputs, activity detail
 // bounds, turn timing scope, discard ownership and the model/title management rules.
-import { Logger } from '@nestjs/common';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Limits,
   toWire,
@@ -13,7 +9,7 @@ import {
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
 } from '#contracts';
-import type { AgentDriver, AgentEvent, OpenSessionOptions } from '../agent/agent-driver.js';
+import type { AgentEvent } from '../agent/agent-driver.js';
 import {
   DEFAULT_SCRIPT,
   SCRIPTED_INSTALLATION,
@@ -22,38 +18,15 @@ import {
 } from '../agent/scripted/index.js';
 import type { SessionClock } from './turn-state.js';
 import { SessionsService } from './sessions.service.js';
+import { ACCESS, OTHER_ACCESS, OWNER, TapDriver, home, useScratchHome } from './sessions.spec-support.js';
 
-const ACCESS = 'a'.repeat(32);
-const OTHER_ACCESS = 'b'.repeat(32);
-const OWNER = '1';
 /** A turn that keeps running until the test stops it, so injected events belong to turn-1. */
 const LONG_TURN = { rules: [{ steps: [{ type: 'delay', ms: 30_000 }] }] };
-
-/** Keeps the event callback of the last opened session so a test can inject native events. */
-class TapDriver implements AgentDriver {
-  readonly kind: string;
-  emit: (event: AgentEvent) => void = () => undefined;
-  constructor(private readonly inner: AgentDriver) {
-    this.kind = inner.kind;
-  }
-  discover() {
-    return this.inner.discover();
-  }
-  open(options: OpenSessionOptions) {
-    this.emit = options.onEvent;
-    return this.inner.open(options);
-  }
-}
 
 /** The internal actions (`expire`) are not part of the public request type. */
 type Action = EdgeAgentRequest['action'] | 'expire';
 
-let home: string;
-beforeAll(() => {
-  Logger.overrideLogger(false);
-  home = realpathSync(mkdtempSync(join(tmpdir(), 'edge-reference-')));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+useScratchHome();
 
 const services: SessionsService[] = [];
 afterEach(async () => {
