@@ -28,6 +28,8 @@ export interface FaultFigures {
   acked: number;
   lost: number;
   duplicated: number;
+  /** Back → the service (or what depends on the dependency) answers its readiness probe again. */
+  readyMs: number;
   recoveryMs: number;
   killToSendMs: number;
   catchUpMs: number;
@@ -73,6 +75,7 @@ export function figuresOf(
     notRetryable: inWindow.filter((miss) => !miss.retryable).length,
     kinds: kinds(inWindow),
     ...effects,
+    readyMs: window.readyAt - window.returnedAt,
     recoveryMs: window.recoveredAt - window.returnedAt,
     killToSendMs: window.recoveredAt - window.downAt,
     catchUpMs: window.caughtUpAt - window.returnedAt,
@@ -93,6 +96,7 @@ export function table(rows: FaultFigures[]): string {
     'acked sends',
     'lost',
     'duplicated',
+    'ready (back → ready)',
     'recovery (back → first ok send)',
     'kill → first ok send',
     'history caught up (after back)',
@@ -106,6 +110,7 @@ export function table(rows: FaultFigures[]): string {
     String(row.acked),
     String(row.lost),
     String(row.duplicated),
+    seconds(row.readyMs),
     seconds(row.recoveryMs),
     seconds(row.killToSendMs),
     seconds(row.catchUpMs),
