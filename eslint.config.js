@@ -122,9 +122,6 @@ export default tseslint.config(
     files: ['**/*.spec.ts', '**/*.spec-support.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
-      // Test doubles stand in for Promise interfaces with `async` bodies so that their throws
-      // arrive as rejections, as the real implementations' do; that is what require-await flags.
-      '@typescript-eslint/require-await': 'off',
     },
   },
 );
