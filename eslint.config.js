@@ -7,6 +7,34 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'prisma/generated/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Type-aware rules: the project service finds each file's nearest tsconfig (the root one, or
+  // apps/console's own for the browser code). prisma.config.ts sits outside every include and is
+  // linted with a default project rather than widening the root tsconfig for one file.
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['prisma.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+      '@typescript-eslint/require-await': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      // `== null` stays: wire fields such as turn_timing are both optional and nullable.
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  // Plain JavaScript (config files, scripts) has no tsconfig; the typed rules need one.
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    ...tseslint.configs.disableTypeChecked,
+  },
   {
     languageOptions: {
       globals: Object.fromEntries(
@@ -92,6 +120,8 @@ export default tseslint.config(
   },
   {
     files: ['**/*.spec.ts', '**/*.spec-support.ts', 'test/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
   },
 );

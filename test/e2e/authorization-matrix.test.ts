@@ -285,8 +285,8 @@ describe('the owner without the permission an action needs', () => {
 describe('bad tokens', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const badTokens: [string, () => Promise<string | undefined>][] = [
-    ['no token', async () => undefined],
-    ['not a JWT', async () => 'not.a.jwt'],
+    ['no token', () => Promise.resolve(undefined)],
+    ['not a JWT', () => Promise.resolve('not.a.jwt')],
     ['expired', async () => token(ALICE, { expiresAt: now() - 120 })],
     ['not yet valid', async () => token(ALICE, { notBefore: now() + 3600 })],
     ['another issuer', async () => token(ALICE, { issuer: 'https://elsewhere.test' })],
@@ -294,13 +294,15 @@ describe('bad tokens', () => {
     ['another key', async () => token(ALICE, { secret: 'another-secret-0123456789abcdef' })],
     [
       'alg none',
-      async () =>
-        new UnsecuredJWT({ permissions: ALL })
-          .setSubject(ALICE)
-          .setIssuer(ISSUER)
-          .setAudience(AUDIENCE)
-          .setExpirationTime('1h')
-          .encode(),
+      () =>
+        Promise.resolve(
+          new UnsecuredJWT({ permissions: ALL })
+            .setSubject(ALICE)
+            .setIssuer(ISSUER)
+            .setAudience(AUDIENCE)
+            .setExpirationTime('1h')
+            .encode(),
+        ),
     ],
   ];
   const routes = (): [string, string, unknown][] => [

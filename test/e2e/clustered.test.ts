@@ -115,7 +115,10 @@ beforeAll(async () => {
     { url: `http://127.0.0.1:${secondApiPort}`, readyUrl: readyUrl('api-2') },
   ]);
   await balancer.start();
-  await until(async () => balancer.readyBackends().length === 2, 'both api replicas behind the balancer');
+  await until(
+    () => Promise.resolve(balancer.readyBackends().length === 2),
+    'both api replicas behind the balancer',
+  );
 
   const edgeId = stack.edge!.id;
   const discovered = await e2e.owner.agent<{ installations: { id: string; kind: string }[] }>({
@@ -242,10 +245,13 @@ test('streams a turn sent through one api replica to an SSE client of the other,
   try {
     await runTurn(session, 'seen from the other replica');
     await until(
-      async () =>
-        view.userTexts().includes('seen from the other replica') &&
-        [...view.items.values()].some(
-          (item) => item.body?.['role'] === 'assistant' && String(item.body['text']).includes('clustered.'),
+      () =>
+        Promise.resolve(
+          view.userTexts().includes('seen from the other replica') &&
+            [...view.items.values()].some(
+              (item) =>
+                item.body?.['role'] === 'assistant' && String(item.body['text']).includes('clustered.'),
+            ),
         ),
       'the turn on the SSE stream of api-2',
       CONVERGE_TIMEOUT_MS,

@@ -265,7 +265,7 @@ it('shows the example subscriber, stopped and restarted during traffic, every ev
     let aId: string | undefined;
     const first = run();
     try {
-      await until(async () => following() === 1, 'the subscriber to start');
+      await until(() => Promise.resolve(following() === 1), 'the subscriber to start');
       const a = await session('subscriber-a');
       aId = a.sessionId;
       await a.turn('first');
@@ -278,7 +278,7 @@ it('shows the example subscriber, stopped and restarted during traffic, every ev
     await b.turn('while stopped');
     const second = run();
     try {
-      await until(async () => following() === 2, 'the subscriber to restart');
+      await until(() => Promise.resolve(following() === 2), 'the subscriber to restart');
       await b.turn('after the restart');
 
       // Every lifecycle event in the stream, printed as the example prints it.

@@ -73,7 +73,7 @@ beforeAll(async () => {
   alice = e2e.owner;
   token = await signToken(TEST_JWT_SECRET, owner);
   // Both replicas serve before the storm, so the kill lands on requests in flight.
-  await waitUntil(async () => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready', {
+  await waitUntil(() => /\[router-2\].*Session router ready/.test(stack.output()), 'router-2 ready', {
     timeoutMs: 60_000,
   });
 });

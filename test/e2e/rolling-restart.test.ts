@@ -109,7 +109,10 @@ beforeAll(async () => {
     pauseMs: RETRY_PAUSE_MS,
     attemptsMax: CALL_ATTEMPTS_MAX,
   });
-  await until(async () => balancer.readyBackends().length === 2, 'both api replicas behind the balancer');
+  await until(
+    () => Promise.resolve(balancer.readyBackends().length === 2),
+    'both api replicas behind the balancer',
+  );
 });
 
 afterAll(async () => {
@@ -176,7 +179,7 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
   });
   const load = Promise.all(clients);
 
-  await until(async () => answered >= WARMUP_SENDS, 'the load flowing');
+  await until(() => Promise.resolve(answered >= WARMUP_SENDS), 'the load flowing');
   const exits: Record<string, number | null> = {};
   const phases: string[] = [];
   for (const name of ROLLOUT) {
@@ -188,18 +191,23 @@ test('a rolling restart of 2 api and 3 router replicas under load fails no reque
     await stack.start(name);
     await until(() => isReady(name), `${name} ready again`);
     if (name.startsWith('api')) {
-      await until(async () => balancer.readyBackends().length === 2, `${name} back behind the balancer`);
+      await until(
+        () => Promise.resolve(balancer.readyBackends().length === 2),
+        `${name} back behind the balancer`,
+      );
     }
     phases.push(`${name} stopped in ${stopped - began} ms, ready after ${Date.now() - stopped} ms`);
     await sleep(SETTLE_MS);
-    await until(async () => answered > before, `sends answered while ${name} restarted`);
+    await until(() => Promise.resolve(answered > before), `sends answered while ${name} restarted`);
   }
   stopSending.abort();
   await load;
   // The streams stay open until every client has seen its session's last turn.
   await until(
-    async () =>
-      views.every((view, index) => view.userTexts().length >= sessions[index % SESSIONS]!.sent.length),
+    () =>
+      Promise.resolve(
+        views.every((view, index) => view.userTexts().length >= sessions[index % SESSIONS]!.sent.length),
+      ),
     'every SSE client caught up',
     CONVERGE_TIMEOUT_MS,
   ).catch(() => undefined);

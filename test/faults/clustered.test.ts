@@ -201,14 +201,14 @@ test('kill -9 the stream leader node, a Redis master and one replica of each ser
       },
       downMs: RESTART_DELAY_MS,
       up: () => nats.restart(leader),
-      ready: async () => undefined,
+      ready: () => Promise.resolve(),
     },
     {
       name: 'Redis master (SIGKILL, replica takes over)',
       down: async () => void (await redis.killMaster()),
       downMs: 0,
       up: () => redis.waitForFailover(),
-      ready: async () => undefined,
+      ready: () => Promise.resolve(),
     },
     ...KILLED.map(replicaFault),
   ];

@@ -100,7 +100,7 @@ export class FaultRun {
   async run(): Promise<FaultRunResult> {
     const load = this.startLoad();
     const { timing } = this.setup;
-    await this.until(async () => this.sent.length >= timing.warmupSends, 'the load flowing');
+    await this.until(() => Promise.resolve(this.sent.length >= timing.warmupSends), 'the load flowing');
     const windows: FaultWindow[] = [];
     const behind: string[] = [];
     for (const fault of this.setup.faults) {
@@ -108,7 +108,7 @@ export class FaultRun {
       windows.push(window);
       const from = Number.isNaN(window.caughtUpAt) ? window.recoveredAt : window.caughtUpAt;
       await this.until(
-        async () => this.sendsAfter(from).length >= timing.settleSends,
+        () => Promise.resolve(this.sendsAfter(from).length >= timing.settleSends),
         `the load flowing after ${fault.name}`,
       );
     }
@@ -172,13 +172,14 @@ export class FaultRun {
     await fault.up();
     const returnedAt = Date.now();
     const readyAt = await this.until(async () => (await fault.ready(), true), `${fault.name} ready again`);
-    await this.until(async () => this.sendsAfter(returnedAt).length > 0, `a send after ${fault.name}`).catch(
-      (error) => {
-        const recent = client.misses.filter((miss) => miss.at >= downAt).slice(-40);
-        console.log(recent.map((miss) => `${miss.at - downAt} ms ${miss.action}: ${miss.what}`).join('\n'));
-        throw error;
-      },
-    );
+    await this.until(
+      () => Promise.resolve(this.sendsAfter(returnedAt).length > 0),
+      `a send after ${fault.name}`,
+    ).catch((error) => {
+      const recent = client.misses.filter((miss) => miss.at >= downAt).slice(-40);
+      console.log(recent.map((miss) => `${miss.at - downAt} ms ${miss.action}: ${miss.what}`).join('\n'));
+      throw error;
+    });
     const recoveredAt = this.sendsAfter(returnedAt)[0]!.at;
     const acked = this.sent.map((send) => send.operationId);
     // A fault after which history never catches up is recorded (and fails the test at the end),
@@ -225,11 +226,13 @@ export class FaultRun {
       figuresOf(window, client.misses, client.answered, effects(window.name), this.sendTimes),
     );
     await this.until(
-      async () =>
-        this.views.every(
-          (view, index) =>
-            view.userTexts().length >=
-            this.sent.filter((s) => s.session === index % sessionIds.length).length,
+      () =>
+        Promise.resolve(
+          this.views.every(
+            (view, index) =>
+              view.userTexts().length >=
+              this.sent.filter((s) => s.session === index % sessionIds.length).length,
+          ),
         ),
       'every SSE client caught up',
     ).catch(() => undefined);

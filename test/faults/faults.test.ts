@@ -138,14 +138,14 @@ const FAULTS: Fault[] = [
     down: () => redis.stop('SIGKILL'),
     downMs: RESTART_DELAY_MS,
     up: () => redis.start(),
-    ready: async () => undefined,
+    ready: () => Promise.resolve(),
   },
   {
     name: 'Postgres (stopped 30 s)',
     down: () => postgres.stop(),
     downMs: POSTGRES_DOWN_MS,
     up: () => postgres.start(),
-    ready: async () => undefined,
+    ready: () => Promise.resolve(),
   },
 ];
 

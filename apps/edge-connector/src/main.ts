@@ -35,5 +35,12 @@ void edge.nc.closed().then((error) => {
     `NATS closed the connection for good (${error?.message ?? 'closed'}); stopping. A rotated or deleted ` +
       'connector needs new credentials from the api.',
   );
-  edge.close().finally(() => process.exit(1));
+  edge
+    .close()
+    .catch((closeError: unknown) =>
+      log.error(
+        `Shutdown after the NATS close failed: ${closeError instanceof Error ? closeError.message : String(closeError)}`,
+      ),
+    )
+    .finally(() => process.exit(1));
 });

@@ -35,7 +35,7 @@ async function finished() {
 
 async function send(subject: string): Promise<MsgHdrs> {
   let sent: MsgHdrs | undefined;
-  await withSendSpan(subject, { messageId: 'm-1', bodySize: 12 }, async (headers) => {
+  await withSendSpan(subject, { messageId: 'm-1', bodySize: 12 }, (headers) => {
     sent = headers;
   });
   return sent!;
@@ -44,7 +44,7 @@ async function send(subject: string): Promise<MsgHdrs> {
 test('a send is a PRODUCER span whose context the headers carry; its handling a CONSUMER child', async () => {
   const headers = await send('tether.router.edge-agent');
   expect(headers.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-  await withIncomingTrace({ subject: 'tether.router.edge-agent', headers }, async () => undefined, {
+  await withIncomingTrace({ subject: 'tether.router.edge-agent', headers }, () => Promise.resolve(), {
     group: 'router',
   });
   const spans = await finished();
@@ -76,7 +76,7 @@ test('a batch is one CONSUMER span of its own trace, linked to every message it 
       { subject: 'tether.session.aaaa.journal', headers: first },
       { subject: 'tether.session.bbbb.journal', headers: second },
     ],
-    async () => undefined,
+    () => Promise.resolve(),
     { group: 'history-journal' },
   );
   const spans = await finished();

@@ -104,12 +104,13 @@ export interface SendOptions {
 
 /**
  * One request or publish on `subject`: a PRODUCER span `send <subject template>` whose context
- * rides in the headers `run` must send, and the `messaging.client.operation.duration` series.
+ * rides in the headers `run` must send, and the `messaging.client.operation.duration` series. `run`
+ * may be synchronous (a core publish); a throw from it is recorded like a rejection.
  */
 export async function withSendSpan<T>(
   subject: string,
   options: SendOptions,
-  run: (headers: MsgHdrs | undefined) => Promise<T>,
+  run: (headers: MsgHdrs | undefined) => T | Promise<T>,
 ): Promise<T> {
   const label = subjectLabel(subject);
   const span = tracingEnabled()

@@ -49,9 +49,8 @@ export function natsCheck(nc: NatsProbeTarget): ReadinessCheck {
  * it closes), so without this a restarting api would be routed requests it refuses.
  */
 export function listeningCheck(server: { readonly listening: boolean }): ReadinessCheck {
-  return async () => {
-    if (!server.listening) throw new Error('not listening');
-  };
+  // A rejection, not a throw: readiness() calls every probe before racing them.
+  return () => (server.listening ? Promise.resolve() : Promise.reject(new Error('not listening')));
 }
 
 /** Redis answers PING. */

@@ -26,7 +26,7 @@ describe('graceful shutdown', () => {
       service: 'spec',
       port: 0,
       host: '127.0.0.1',
-      checks: { nats: async () => undefined },
+      checks: { nats: () => Promise.resolve() },
     });
   });
   afterEach(async () => {
@@ -42,7 +42,7 @@ describe('graceful shutdown', () => {
       service: 'spec',
       stop,
       graceMs: 10_000,
-      ops: { ...ops, close: async () => undefined },
+      ops: { ...ops, close: () => Promise.resolve() },
     });
     run.signal();
     run.signal();

@@ -52,7 +52,7 @@ export async function opsResponse(
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const wanted = options.port;
-  if (wanted === 'off') return { url: null, drain: () => undefined, close: async () => undefined };
+  if (wanted === 'off') return { url: null, drain: () => undefined, close: () => Promise.resolve() };
   let draining = false;
   const log = new Logger('Telemetry');
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {

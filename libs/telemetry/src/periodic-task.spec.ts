@@ -31,9 +31,9 @@ describe('PeriodicTask', () => {
     jest.useFakeTimers();
     const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     let rounds = 0;
-    const task = new PeriodicTask({ name: 'test.failing', intervalMs: 50 }, async () => {
+    const task = new PeriodicTask({ name: 'test.failing', intervalMs: 50 }, () => {
       rounds += 1;
-      if (rounds === 1) throw new Error('boom');
+      return rounds === 1 ? Promise.reject(new Error('boom')) : Promise.resolve();
     });
     task.start();
     await tick(50 + 50 + 1);

@@ -68,7 +68,7 @@ test('the JSON logger writes one object per line with level and context, honouri
 
 test('readiness names each dependency and fails when one is down', async () => {
   const report = await readiness({
-    nats: async () => undefined,
+    nats: () => Promise.resolve(),
     redis: () => Promise.reject(new Error('x')),
   });
   expect(report).toEqual({ ready: false, checks: { nats: 'ok', redis: 'down' } });

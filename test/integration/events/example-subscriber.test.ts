@@ -101,8 +101,9 @@ test('an event with an extra field and one of an unknown type: both acked, the f
     outcomes.push(
       await handleLifecycleMessage(
         msg!,
-        async (received) => {
+        (received) => {
           handled.push(received);
+          return Promise.resolve();
         },
         (line) => lines.push(line),
       ),

@@ -117,11 +117,11 @@ describe('router idle leases', () => {
     const laterDue = Date.now() + 60 * 60_000;
     await suite.redis.zadd(legacy, laterDue, later);
 
-    const expiredOnce = async () => {
+    const expiredOnce = () => {
       const expired = edge.requests.filter(
         (rpc) => rpc.request.action === 'expire' && due.includes(rpc.request.session_id!),
       );
-      return expired.map((rpc) => rpc.request.session_id!).sort();
+      return Promise.resolve(expired.map((rpc) => rpc.request.session_id!).sort());
     };
     expect(await pollUntil(expiredOnce, (ids) => ids.length >= due.length, ROUTER_POLL)).toEqual(
       [...due].sort(),

@@ -78,7 +78,7 @@ describe('the journal append lock on a Redis Cluster', () => {
           await lock.holding(
             session,
             () => new Error('lock timeout'),
-            async () => (ran += 1),
+            () => Promise.resolve((ran += 1)),
           );
         }
       } finally {

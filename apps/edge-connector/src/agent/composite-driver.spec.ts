@@ -35,9 +35,9 @@ class FakeDriver implements AgentDriver {
     this.installation = { id: hashId(kind, `/opt/${kind}`), kind, path: `/opt/${kind}`, source: 'path' };
   }
 
-  async discover(): Promise<DiscoveryResult> {
-    if (this.discoverError) throw this.discoverError;
-    return { installations: this.found ? [{ ...this.installation }] : [], truncated: false };
+  discover(): Promise<DiscoveryResult> {
+    if (this.discoverError) return Promise.reject(this.discoverError);
+    return Promise.resolve({ installations: this.found ? [{ ...this.installation }] : [], truncated: false });
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
@@ -50,9 +50,9 @@ class FakeDriver implements AgentDriver {
     return this.scripted.open({ ...options, installation: SCRIPTED_INSTALLATION });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed += 1;
-    if (this.kind === 'claude') throw new Error('close failed');
+    return this.kind === 'claude' ? Promise.reject(new Error('close failed')) : Promise.resolve();
   }
 }
 
@@ -91,14 +91,15 @@ describe('the driver registry', () => {
 
   it('returns the one configured driver as it is', async () => {
     const codex = new FakeDriver('codex');
-    expect(await createAgentDriver(config(['codex']), async () => codex)).toBe(codex);
+    expect(await createAgentDriver(config(['codex']), () => Promise.resolve(codex))).toBe(codex);
   });
 
   it('leaves out a driver that does not load, logging it once, and keeps the others', async () => {
-    const driver = await createAgentDriver(config(['codex', 'claude', 'acp']), async (kind) => {
-      if (kind === 'acp') throw new Error('the ACP SDK is not installed');
-      return new FakeDriver(kind);
-    });
+    const driver = await createAgentDriver(config(['codex', 'claude', 'acp']), (kind) =>
+      kind === 'acp'
+        ? Promise.reject(new Error('the ACP SDK is not installed'))
+        : Promise.resolve(new FakeDriver(kind)),
+    );
     expect(driver).toBeInstanceOf(CompositeDriver);
     expect(driver.kinds).toEqual(['codex', 'claude']);
     expect((await driver.discover()).installations.map((entry) => entry.kind)).toEqual(['codex', 'claude']);
@@ -108,9 +109,9 @@ describe('the driver registry', () => {
 
   it('refuses to start when no configured driver loads', async () => {
     await expect(
-      createAgentDriver(config(['codex', 'claude']), async (kind) => {
-        throw new Error(`${kind} is broken`);
-      }),
+      createAgentDriver(config(['codex', 'claude']), (kind) =>
+        Promise.reject(new Error(`${kind} is broken`)),
+      ),
     ).rejects.toThrow(/TETHER_AGENT=codex,claude, but no driver loaded: .*codex is broken.*claude is broken/);
   });
 });

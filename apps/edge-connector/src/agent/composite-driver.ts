@@ -87,7 +87,7 @@ export class CompositeDriver implements AgentDriver {
 
   /** Closes every driver's own processes; one that fails does not keep the others open. */
   async close(): Promise<void> {
-    await Promise.allSettled(this.members.map((member) => member.driver.close?.()));
+    await Promise.allSettled(this.members.map((member) => member.driver.close?.() ?? Promise.resolve()));
   }
 
   private ownerOf(installation: Installation): AgentDriver | undefined {

@@ -2,7 +2,7 @@
 export class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
 
-  run<T>(work: () => Promise<T>): Promise<T> {
+  run<T>(work: () => T | PromiseLike<T>): Promise<T> {
     const next = this.tail.then(work, work);
     this.tail = next.catch(() => undefined);
     return next;

@@ -52,7 +52,7 @@ export class HeartbeatService {
     const subject = this.subjects.edgeHeartbeatOf(this.config.edgeId);
     void traceBackground('edge.heartbeat', () => {
       const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
-      return withSendSpan(subject, { bodySize: body.length }, async (headers) => {
+      return withSendSpan(subject, { bodySize: body.length }, (headers) => {
         this.nc.publish(subject, body, { headers });
       });
     }).catch((error: unknown) => {

@@ -8,6 +8,7 @@ import { EdgeStatusError } from '../common/edge-errors.js';
 import type { DispatchRecords, RecordedDispatch } from './dispatch-records.js';
 import { toPublicStatus, type ActionHandlers } from './session-context.js';
 import type { SessionRegistry } from './session-registry.js';
+import { settled } from '../common/settled.js';
 
 export class DispatchOnce {
   /** Enveloped mutations running now, by owner, session and dispatch id. */
@@ -83,10 +84,11 @@ export class DispatchOnce {
 /** The reconciler's question: what became of this dispatch id (`absent` proves nothing). */
 export function dispatchActions(dispatches: DispatchRecords): ActionHandlers {
   return {
-    dispatch_status: async (rpc) => {
-      const sessionId = rpc.request.session_id ?? '';
-      const dispatch = dispatches.describe(rpc.actor_id, sessionId, rpc.dispatch_id ?? '');
-      return result('ok', { session_id: sessionId, dispatch });
-    },
+    dispatch_status: (rpc) =>
+      settled(() => {
+        const sessionId = rpc.request.session_id ?? '';
+        const dispatch = dispatches.describe(rpc.actor_id, sessionId, rpc.dispatch_id ?? '');
+        return result('ok', { session_id: sessionId, dispatch });
+      }),
   };
 }

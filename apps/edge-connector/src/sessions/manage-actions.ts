@@ -4,6 +4,7 @@ import { result, type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contrac
 import { EdgeStatusError } from '../common/edge-errors.js';
 import type { ActionHandlers, SessionsContext } from './session-context.js';
 import { validTitle } from './session-title.js';
+import { settled } from '../common/settled.js';
 
 /** Forgets a closed session and its binding; a binding alone (after a restart) goes too. */
 async function remove(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
@@ -47,13 +48,14 @@ function discard(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promise<Ed
 
 export function manageActions(context: SessionsContext): ActionHandlers {
   return {
-    rename: async (rpc) => {
-      const session = context.registry.lookup(rpc);
-      const title = validTitle(rpc.request.title);
-      if (!title) throw new EdgeStatusError('invalid_request', 'The title is not valid.');
-      session.rename(title);
-      return session.snapshot();
-    },
+    rename: (rpc) =>
+      settled(() => {
+        const session = context.registry.lookup(rpc);
+        const title = validTitle(rpc.request.title);
+        if (!title) throw new EdgeStatusError('invalid_request', 'The title is not valid.');
+        session.rename(title);
+        return session.snapshot();
+      }),
     delete: (rpc) => remove(context, rpc),
     discard: (rpc) => discard(context, rpc),
   };

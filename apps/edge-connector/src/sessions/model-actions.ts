@@ -32,7 +32,8 @@ async function listModels(session: LiveSession): Promise<EdgeAgentResult> {
   return session.snapshot();
 }
 
-async function selectModel(session: LiveSession, rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
+/** Runs under the session lock, which turns its throws into rejections. */
+function selectModel(session: LiveSession, rpc: EdgeAgentRPCRequest): EdgeAgentResult {
   requireIdleModels(session);
   const id = rpc.request.model ?? '';
   // Only ids from this session's own catalog: a client can never name an arbitrary model.

@@ -89,7 +89,7 @@ async function answer(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promi
 
 function permissions(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
   const session = context.registry.lookup(rpc);
-  return session.lock.run(async () => {
+  return session.lock.run(() => {
     requireInteractive(session, 'permissions');
     if (session.closed) throw new EdgeStatusError('session_closed', 'The session is closed.');
     if (session.running) throw new EdgeStatusError('busy', 'A turn is running.');

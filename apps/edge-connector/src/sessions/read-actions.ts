@@ -3,6 +3,7 @@ import { Limits, result, type EdgeAgentResult, type EdgeAgentRPCRequest } from '
 import { EdgeStatusError } from '../common/edge-errors.js';
 import type { ActionHandlers, SessionsContext } from './session-context.js';
 import type { SessionRegistry } from './session-registry.js';
+import { settled } from '../common/settled.js';
 
 async function watch(
   registry: SessionRegistry,
@@ -23,14 +24,16 @@ async function watch(
 }
 
 export function readActions({ registry }: SessionsContext): ActionHandlers {
-  const snapshot = async (rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> =>
-    registry.lookup(rpc).snapshot();
+  const snapshot = (rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> =>
+    settled(() => registry.lookup(rpc).snapshot());
   return {
-    sessions: async (rpc) =>
-      result('ok', {
-        sessions: registry.list(rpc.actor_id, rpc.request.access_id ?? ''),
-        sessions_available: true,
-      }),
+    sessions: (rpc) =>
+      settled(() =>
+        result('ok', {
+          sessions: registry.list(rpc.actor_id, rpc.request.access_id ?? ''),
+          sessions_available: true,
+        }),
+      ),
     poll: snapshot,
     snapshot,
     watch: (rpc, signal) => watch(registry, rpc, signal),

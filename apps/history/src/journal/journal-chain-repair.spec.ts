@@ -23,10 +23,12 @@ function setUp(options: {
   const persisted: { seq: number; force: boolean }[] = [];
   const repair = new JournalChainRepair(
     {
-      read: async (seq) =>
-        seq > options.rows || options.lost?.includes(seq)
-          ? null
-          : { seq, subject: 's', data: new Uint8Array() },
+      read: (seq) =>
+        Promise.resolve(
+          seq > options.rows || options.lost?.includes(seq)
+            ? null
+            : { seq, subject: 's', data: new Uint8Array() },
+        ),
       parse: ({ seq }: StreamRow) => {
         if (options.spoiled?.includes(seq)) throw new Unstorable();
         return row(seq, options.foreign?.includes(seq) ? 's2' : 's1');
@@ -34,12 +36,12 @@ function setUp(options: {
       isPermanent: (error) => error instanceof Unstorable,
     },
     {
-      persist: async (_message: JournalMessage, delivery: Delivery) => {
+      persist: (_message: JournalMessage, delivery: Delivery) => {
         persisted.push({ seq: delivery.streamSeq, force: delivery.force });
-        return 'saved';
+        return Promise.resolve('saved');
       },
     } as unknown as JournalService,
-    { lastApplied: async () => options.applied } as unknown as JournalChainRepository,
+    { lastApplied: () => Promise.resolve(options.applied) } as unknown as JournalChainRepository,
   );
   return { repair, persisted, row };
 }
@@ -93,14 +95,12 @@ describe('JournalChainRepair', () => {
     const { row } = setUp({ rows: 10, applied: 5 });
     const repair = new JournalChainRepair(
       {
-        read: async () => {
-          throw new Error('nats timeout');
-        },
+        read: () => Promise.reject(new Error('nats timeout')),
         parse: () => row(1),
         isPermanent: () => false,
       },
       {} as JournalService,
-      { lastApplied: async () => 5 } as unknown as JournalChainRepository,
+      { lastApplied: () => Promise.resolve(5) } as unknown as JournalChainRepository,
     );
     await expect(repair.fill(row(10))).rejects.toThrow('nats timeout');
   });

@@ -12,7 +12,7 @@ function compactorWith(candidates: () => Promise<string[]>) {
   } as HistoryConfig;
   const repository = {
     candidates: jest.fn(candidates),
-    compact: jest.fn(async () => ({ kind: 'kept' as const })),
+    compact: jest.fn(() => Promise.resolve({ kind: 'kept' as const })),
   };
   return new JournalCompactor(config, repository as unknown as JournalCompactionRepository);
 }
@@ -29,10 +29,9 @@ describe('JournalCompactor', () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     // fail, fail, fail, succeed, fail, fail
     const outcomes = [false, false, false, true, false, false];
-    const compactor = compactorWith(async () => {
-      if (outcomes.shift() === false) throw new Error('database down');
-      return [];
-    });
+    const compactor = compactorWith(() =>
+      outcomes.shift() === false ? Promise.reject(new Error('database down')) : Promise.resolve([]),
+    );
     compactor.onApplicationBootstrap();
     for (let i = 0; i < 6; i += 1) await jest.advanceTimersByTimeAsync(INTERVAL_MS);
     await compactor.onModuleDestroy();
@@ -42,7 +41,7 @@ describe('JournalCompactor', () => {
 
   it('stops on shutdown: no run after it', async () => {
     jest.useFakeTimers();
-    const candidates = jest.fn(async () => [] as string[]);
+    const candidates = jest.fn(() => Promise.resolve([] as string[]));
     const compactor = compactorWith(candidates);
     compactor.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(INTERVAL_MS);

@@ -223,6 +223,9 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
       }
       if (!isOpaqueId(accessId)) return fail('transcript requires a 32-character access_id');
       break;
+    default:
+      // The other actions carry no free-form values beyond the byte limits checked above.
+      break;
   }
   if (attachments.length > 0) {
     const problem = checkAttachments(attachments);

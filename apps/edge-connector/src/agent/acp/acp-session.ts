@@ -23,6 +23,7 @@ import {
   PENDING_PERMISSIONS_MAX,
   PERMISSION_PARAMS_MAX_BYTES,
 } from './acp-limits.js';
+import { settled } from '../../common/settled.js';
 
 /**
  * After `session/cancel` the agent must end the prompt with `cancelled` (Gemini CLI: 7 ms to 1.4 s).
@@ -260,20 +261,22 @@ export class AcpSession implements AgentSession, ConnectionSink {
     }, CANCEL_GRACE_MS);
   }
 
-  async respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
-    this.assertOpen();
-    const pending = this.pending.get(String(nativeId));
-    if (!pending) throw new DriverError('invalid_request', 'No such pending request');
-    this.pending.delete(String(nativeId));
-    if (response === 'accept') {
-      pending.resolve({ outcome: { outcome: 'selected', optionId: pending.allowOnce } });
-      return;
-    }
-    // A declined call gets no update from Gemini CLI: the edge ends its activity itself.
-    this.mapper.endTool(pending.toolId, 'declined');
-    pending.resolve(
-      pending.rejectOnce ? { outcome: { outcome: 'selected', optionId: pending.rejectOnce } } : CANCELLED,
-    );
+  respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
+    return settled(() => {
+      this.assertOpen();
+      const pending = this.pending.get(String(nativeId));
+      if (!pending) throw new DriverError('invalid_request', 'No such pending request');
+      this.pending.delete(String(nativeId));
+      if (response === 'accept') {
+        pending.resolve({ outcome: { outcome: 'selected', optionId: pending.allowOnce } });
+        return;
+      }
+      // A declined call gets no update from Gemini CLI: the edge ends its activity itself.
+      this.mapper.endTool(pending.toolId, 'declined');
+      pending.resolve(
+        pending.rejectOnce ? { outcome: { outcome: 'selected', optionId: pending.rejectOnce } } : CANCELLED,
+      );
+    });
   }
 
   respondInput(): Promise<void> {

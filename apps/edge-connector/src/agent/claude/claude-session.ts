@@ -22,6 +22,7 @@ import {
 } from './claude-stream.js';
 import { isObject, str } from './claude-events.js';
 import { ModelCatalog } from '../model-catalog.js';
+import { settled } from '../../common/settled.js';
 
 /** Attachments, skills and `permissions` are not offered for Claude, as in the reference [§3]. */
 const CAPABILITIES: DriverCapabilities = {
@@ -204,19 +205,25 @@ export class ClaudeSession implements AgentSession {
     }
   }
 
-  async respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
-    this.assertOpen();
-    if (!this.turns.answerApproval(nativeId, response)) throw this.answerError();
+  respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
+    return settled(() => {
+      this.assertOpen();
+      if (!this.turns.answerApproval(nativeId, response)) throw this.answerError();
+    });
   }
 
-  async respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
-    this.assertOpen();
-    if (!this.turns.answerQuestion(nativeId, answers)) throw this.answerError();
+  respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
+    return settled(() => {
+      this.assertOpen();
+      if (!this.turns.answerQuestion(nativeId, answers)) throw this.answerError();
+    });
   }
 
-  async listModels(): Promise<AgentModel[]> {
-    this.assertOpen();
-    return this.models.map((model) => ({ ...model }));
+  listModels(): Promise<AgentModel[]> {
+    return settled(() => {
+      this.assertOpen();
+      return this.models.map((model) => ({ ...model }));
+    });
   }
 
   listSkills(): Promise<SkillInfo[]> {

@@ -31,6 +31,7 @@ import {
   type JsonObject,
   type RequestId,
 } from './json-rpc.js';
+import { settled } from '../../common/settled.js';
 
 /** How the edge introduces itself; `name` becomes the `originator` header Codex sends upstream. */
 const CLIENT_INFO = { name: 'tether_edge', title: 'Tether Edge', version: '0.1.0' };
@@ -205,20 +206,24 @@ export class CodexSession implements AgentSession {
     }
   }
 
-  async respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
-    const pending = this.takePending(nativeId, (method) => APPROVAL_METHODS.has(method));
-    if (!this.rpc.respond(pending.id, { decision: response === 'accept' ? 'accept' : 'decline' })) {
-      throw new DriverError('session_closed', 'The agent process has ended');
-    }
+  respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
+    return settled(() => {
+      const pending = this.takePending(nativeId, (method) => APPROVAL_METHODS.has(method));
+      if (!this.rpc.respond(pending.id, { decision: response === 'accept' ? 'accept' : 'decline' })) {
+        throw new DriverError('session_closed', 'The agent process has ended');
+      }
+    });
   }
 
-  async respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
-    const pending = this.takePending(nativeId, (method) => method === INPUT_METHOD);
-    const native: JsonObject = {};
-    for (const [questionId, list] of Object.entries(answers)) native[questionId] = { answers: list };
-    if (!this.rpc.respond(pending.id, { answers: native })) {
-      throw new DriverError('session_closed', 'The agent process has ended');
-    }
+  respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
+    return settled(() => {
+      const pending = this.takePending(nativeId, (method) => method === INPUT_METHOD);
+      const native: JsonObject = {};
+      for (const [questionId, list] of Object.entries(answers)) native[questionId] = { answers: list };
+      if (!this.rpc.respond(pending.id, { answers: native })) {
+        throw new DriverError('session_closed', 'The agent process has ended');
+      }
+    });
   }
 
   async listModels(): Promise<AgentModel[]> {

@@ -16,6 +16,7 @@ import {
 } from '../agent-driver.js';
 import { hashId } from '../../common/random.js';
 import { matchRule, type Script, type ScriptStep } from './script.js';
+import { settled } from '../../common/settled.js';
 
 export const SCRIPTED_KIND = 'scripted';
 const SCRIPTED_PATH = 'builtin:scripted';
@@ -270,35 +271,43 @@ class ScriptedSession implements AgentSession {
       .join(', ');
   }
 
-  async interrupt(turnId: string): Promise<void> {
+  interrupt(turnId: string): Promise<void> {
     if (this.turn?.id === turnId) this.turn.abort.abort();
+    return Promise.resolve();
   }
 
-  async respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
-    if (this.dead) throw new DriverError('session_closed', 'The scripted agent has exited.');
-    this.waiting.get(nativeId)?.(response);
+  respondApproval(nativeId: string | number, response: ApprovalResponse): Promise<void> {
+    return settled(() => {
+      if (this.dead) throw new DriverError('session_closed', 'The scripted agent has exited.');
+      this.waiting.get(nativeId)?.(response);
+    });
   }
 
-  async respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
-    if (this.dead) throw new DriverError('session_closed', 'The scripted agent has exited.');
-    this.waiting.get(nativeId)?.(answers);
+  respondInput(nativeId: string | number, answers: Record<string, string[]>): Promise<void> {
+    return settled(() => {
+      if (this.dead) throw new DriverError('session_closed', 'The scripted agent has exited.');
+      this.waiting.get(nativeId)?.(answers);
+    });
   }
 
-  async listModels(): Promise<AgentModel[]> {
-    return this.script.models.map((model) => ({ ...model }));
+  listModels(): Promise<AgentModel[]> {
+    return Promise.resolve(this.script.models.map((model) => ({ ...model })));
   }
 
-  async listSkills(): Promise<SkillInfo[]> {
-    return this.script.skills.map((skill) => ({
-      name: skill.name,
-      description: skill.description,
-      path: `${SKILLS_ROOT}/${skill.name}`,
-    }));
+  listSkills(): Promise<SkillInfo[]> {
+    return Promise.resolve(
+      this.script.skills.map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        path: `${SKILLS_ROOT}/${skill.name}`,
+      })),
+    );
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.dead = true;
     this.turn?.abort.abort();
+    return Promise.resolve();
   }
 }
 
@@ -307,17 +316,19 @@ export class ScriptedDriver implements AgentDriver {
 
   constructor(private readonly script: Script) {}
 
-  async discover(): Promise<DiscoveryResult> {
-    return { installations: [{ ...SCRIPTED_INSTALLATION }], truncated: false };
+  discover(): Promise<DiscoveryResult> {
+    return Promise.resolve({ installations: [{ ...SCRIPTED_INSTALLATION }], truncated: false });
   }
 
-  async open(options: OpenSessionOptions): Promise<AgentSession> {
-    if (options.installation.id !== SCRIPTED_INSTALLATION.id) {
-      throw new DriverError('launch_failed', 'Not a scripted installation.');
-    }
-    if (options.threadId !== undefined && !SCRIPTED_THREAD_ID.test(options.threadId)) {
-      throw new DriverError('resume_unavailable', 'Not a scripted thread.');
-    }
-    return new ScriptedSession(this.script, options.onEvent, options.threadId);
+  open(options: OpenSessionOptions): Promise<AgentSession> {
+    return settled(() => {
+      if (options.installation.id !== SCRIPTED_INSTALLATION.id) {
+        throw new DriverError('launch_failed', 'Not a scripted installation.');
+      }
+      if (options.threadId !== undefined && !SCRIPTED_THREAD_ID.test(options.threadId)) {
+        throw new DriverError('resume_unavailable', 'Not a scripted thread.');
+      }
+      return new ScriptedSession(this.script, options.onEvent, options.threadId);
+    });
   }
 }
