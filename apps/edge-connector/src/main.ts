@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { stopOnSignals } from '#telemetry';
 import { loadEdgeConfig } from './config.js';
-import { startEdge } from './edge.app.js';
+import { startEdge } from './app.js';
 import { startEdgeTelemetry } from './common/telemetry.js';
 
 const config = loadEdgeConfig();
@@ -15,7 +15,7 @@ log.log(
 );
 
 // Stops the heartbeat and the RPC subscription, shuts the agent sessions down, flushes their last
-// updates and drains NATS (edge.app.ts).
+// updates and drains NATS (app.ts).
 let stopping = false;
 stopOnSignals({
   service: 'edge-connector',

@@ -2,7 +2,7 @@
 // only through edge_agent_v1, with a raw responder standing in for the router's update subject.
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
-import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { AgentEdgeBus } from '../edge/edge-bus.js';
 
 export { childrenIn, killAgentsIn, lastAssistant } from '../edge/edge-bus.js';

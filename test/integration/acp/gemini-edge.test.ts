@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import type { EdgeAgentResult, ResumeState } from '#contracts';
-import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import {
   FAKE_GEMINI_MODEL,
   fakeGeminiEnv,

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EdgeAgentResult } from '#contracts';
-import type { RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { ACCESS, EdgeBus, killAgentsIn, lastAssistant, repoRoot } from './acp-edge-harness.js';
 
 jest.setTimeout(90_000);

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type EdgeAgentResult, type ResumeState } from '#contracts';
-import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import {
   FAKE_API_KEY_ENV,
   FAKE_MODEL,

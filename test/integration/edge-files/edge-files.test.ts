@@ -27,7 +27,7 @@ import {
 } from '#contracts';
 import { pollUntil } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
-import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { AgentEdgeBus, type EdgeRequest } from '../edge/edge-bus.js';
 
 const EDGE_ID = '4343';

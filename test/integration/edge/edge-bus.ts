@@ -16,7 +16,7 @@ import {
 import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
 import { sleep, testServices, uniqueNamespace } from '#test-support';
 import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 
 export type EdgeRequest = Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] };
 

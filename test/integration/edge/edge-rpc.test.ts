@@ -17,7 +17,7 @@ import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
 import { testServices, uniqueNamespace, eventually } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
 import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 
 const EDGE_ID = '4242';
 const EDGE_TOKEN = 'edge-token-for-tests';

@@ -25,7 +25,7 @@ import {
   testJournalCipher,
   TEST_EDGE_SECRET,
 } from '#test-support';
-import { startHistory } from '../../../apps/history/src/bootstrap.js';
+import { startHistory } from '../../../apps/history/src/app.js';
 import { loadHistoryConfig } from '../../../apps/history/src/config.js';
 
 /** How long a test waits for the journal consumer to catch up; generous for a loaded CI box. */

@@ -27,7 +27,7 @@ import {
   RESTART_REASON,
   SubmissionReconciler,
 } from '../../../apps/session-router/src/operations/submission-reconciler.service.js';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import {
   HARNESS_TIMEOUT_MS,

@@ -16,7 +16,7 @@ import {
 } from '#contracts';
 import { connectNats, decodeJson, ensureDurableConsumer, requestService } from '#messaging';
 import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_EDGE_SECRET } from '#test-support';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { startTestRouter } from '../router/router-harness.js';
 
 const TIMEOUT_MS = 60_000;

@@ -18,7 +18,7 @@ import {
 import { connectNats, requestService } from '#messaging';
 import { signToken, testServices, TEST_EDGE_SECRET, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,

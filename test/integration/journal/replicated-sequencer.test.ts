@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type Submission } from '#contracts';
 import { connectNats } from '#messaging';
 import { testServices, uniqueNamespace } from '#test-support';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import { startNatsCluster, type NatsCluster } from '../../support/nats-cluster.js';
 import { startTestRouter } from '../router/router-harness.js';

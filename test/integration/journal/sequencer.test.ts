@@ -16,7 +16,7 @@ import {
 } from '#contracts';
 import { decodeJson, requestService } from '#messaging';
 import { freePort, testJournalCipher, testServices, TEST_EDGE_SECRET } from '#test-support';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type EdgeAgentResult, type EdgeHeartbeat } from '#contracts';
 import { decodeJson } from '#messaging';
-import { type RunningEdge } from '../../../apps/edge-connector/src/edge.app.js';
+import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
 import {
   FAKE_API_KEY_ENV,

@@ -27,7 +27,7 @@ import {
 import { RedisKeys } from '../../../apps/session-router/src/common/redis-keys.js';
 import { redisSettings } from '../../../apps/session-router/src/common/redis-topology.js';
 import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/router.js';
+import { startRouter, type RunningRouter } from '../../../apps/session-router/src/app.js';
 
 /** Where a test router runs: NATS, Redis and the namespace of its suite. */
 export interface RouterPlace {

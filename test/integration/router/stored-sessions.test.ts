@@ -13,7 +13,7 @@ import {
 import { RpcRemoteError, requestService } from '#messaging';
 import { testServices, TEST_EDGE_SECRET } from '#test-support';
 import { Redis } from 'ioredis';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
   HARNESS_TIMEOUT_MS,
   journalEntry,

@@ -1,7 +1,7 @@
 import { result, type EdgeAgentRequest, type EdgeAgentResult } from '#contracts';
 import { requestService } from '#messaging';
 import { EdgeAgentService } from '../../../apps/session-router/src/edge-agent/edge-agent.service.js';
-import type { RunningRouter } from '../../../apps/session-router/src/router.js';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
 import { WatchService } from '../../../apps/session-router/src/watch/watch.service.js';
 import {

@@ -10,7 +10,7 @@ import {
   type OpsServer,
 } from '#telemetry';
 import type { RouterConfig } from '../config.js';
-import type { RunningRouter } from '../router.js';
+import type { RunningRouter } from '../app.js';
 import { LeasesRepository } from '../leases/leases.repository.js';
 import { WatchService } from '../watch/watch.service.js';
 import { scanKeys, type RedisClient } from './redis-client.js';

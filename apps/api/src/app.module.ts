@@ -25,11 +25,11 @@ export interface ApiDependencies {
 }
 
 @Module({})
-export class ApiModule {
+export class AppModule {
   /** The whole api over a NATS connection the caller owns (and closes). */
   static register({ config, nc, subjects }: ApiDependencies): DynamicModule {
     return {
-      module: ApiModule,
+      module: AppModule,
       global: true,
       imports: [
         LimitsModule,
