@@ -46,15 +46,13 @@ describe('presence rules', () => {
 });
 
 describe('restart detection', () => {
-  it('sees a restart when the boot id changed, or the record it replaces is gone or names none', () => {
+  it('sees a restart only when both records name a boot id and they differ', () => {
     expect(restartedSince(record({ boot_id: 'aaaa0000' }), record({ boot_id: 'bbbb1111' }))).toBe(true);
     expect(restartedSince(record({ boot_id: 'aaaa0000' }), record({ boot_id: 'aaaa0000' }))).toBe(false);
-    // The old record ran out while the new process started (or Redis lost it); an upgraded edge.
-    expect(restartedSince(null, record({ boot_id: 'bbbb1111' }))).toBe(true);
-    expect(restartedSince(record(), record({ boot_id: 'bbbb1111' }))).toBe(true);
-    // An edge that predates boot ids never counts as restarted.
+    // First heartbeat ever (or after the record expired), and edges that predate boot ids.
+    expect(restartedSince(null, record({ boot_id: 'bbbb1111' }))).toBe(false);
+    expect(restartedSince(record(), record({ boot_id: 'bbbb1111' }))).toBe(false);
     expect(restartedSince(record({ boot_id: 'aaaa0000' }), record())).toBe(false);
-    expect(restartedSince(null, record())).toBe(false);
   });
 
   it('keeps the boot id when reading a stored record back', () => {

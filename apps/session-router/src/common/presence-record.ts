@@ -47,15 +47,12 @@ export function parsePresence(raw: string | null): PresenceRecord | null {
 }
 
 /**
- * Whether a heartbeat's record may come from a process that did not send the record it replaces:
- * it names a boot id, and the replaced record names another one or none, or is gone (it ran out
- * while the new process started, or Redis lost it). Counting a lost record as a restart releases
- * calls a live edge still holds; they answer `unavailable`/`unknown` and are retried, and the
- * edge's dispatch records keep a retried send from running twice. An edge that sends no boot id
- * (it predates them) is never taken for restarted.
+ * Whether a heartbeat's record shows the edge restarted since the record it replaces: both name a
+ * boot id and they differ. An edge seen for the first time, or one that predates boot ids, did
+ * not (as far as anyone can tell).
  */
 export function restartedSince(previous: PresenceRecord | null, next: PresenceRecord): boolean {
-  return next.boot_id !== undefined && previous?.boot_id !== next.boot_id;
+  return previous?.boot_id !== undefined && next.boot_id !== undefined && previous.boot_id !== next.boot_id;
 }
 
 /**
