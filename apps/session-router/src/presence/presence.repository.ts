@@ -1,18 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RedisClient } from '../common/redis-client.js';
 import { RedisKeys } from '../common/redis-keys.js';
-import { parsePresence, restartedSince, type PresenceRecord } from '../common/presence-record.js';
+import { parsePresence, type PresenceRecord } from '../common/presence-record.js';
 import { REDIS } from '../common/tokens.js';
 
 export type { PresenceRecord } from '../common/presence-record.js';
 
 /** A leaving edge's record stays this long, so every replica's next liveness check reads it. */
 const LEAVING_RECORD_MS = 10_000;
-/**
- * A restart mark outlives every call that could still be waiting on the old process (the router's
- * edge RPC timeout and a watch's wait are far shorter).
- */
-const RESTART_MARK_MS = 120_000;
 
 @Injectable()
 export class PresenceRepository {
@@ -21,23 +16,10 @@ export class PresenceRepository {
     private readonly keys: RedisKeys,
   ) {}
 
-  /**
-   * The key lives as long as the edge keeps sending heartbeats; silence makes it offline. The SET
-   * hands back the record it replaced (no extra round trip), and a new boot id there marks the
-   * edge restarted for the liveness checks (common/edge-liveness.ts).
-   */
+  /** The key lives as long as the edge keeps sending heartbeats; silence makes it offline. */
   async record(edgeId: string, record: PresenceRecord): Promise<void> {
     const ttl = record.leaving ? LEAVING_RECORD_MS : record.ttl_ms;
-    const previous = await this.redis.set(
-      this.keys.presence(edgeId),
-      JSON.stringify(record),
-      'PX',
-      ttl,
-      'GET',
-    );
-    if (restartedSince(parsePresence(previous), record)) {
-      await this.redis.set(this.keys.restarted(edgeId), String(record.seen_at), 'PX', RESTART_MARK_MS);
-    }
+    await this.redis.set(this.keys.presence(edgeId), JSON.stringify(record), 'PX', ttl);
   }
 
   /**
