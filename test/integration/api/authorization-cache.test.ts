@@ -1,15 +1,13 @@
 // The api's memory of positive authorization decisions (apps/api/src/common/authorizer.ts):
 // reused within the TTL, never for refusals, and dropped at once by history's grants-changed
 // notice, by the api's own access update/delete, and before the check after a watch's wait.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { encodeJson } from '#messaging';
-import { testServices } from '#test-support';
 import {
   ACCESS,
   ALICE,
   BOB,
   BOB_EDGE,
   EDGE,
+  GrantsNotices,
   SESSION,
   call,
   startApi,
@@ -25,28 +23,22 @@ describe('authorization cache', () => {
   let api: Harness;
   let alice: string;
   let bob: string;
-  let notifier: NatsConnection;
+  let notices: GrantsNotices;
 
   const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION, access_id: ACCESS.id };
   const authorizations = () => api.standIns.received('historyAuthorize').length;
 
-  /** A grants-changed notice as history publishes it, flushed and given time to arrive. */
-  async function grantsChanged(actorId: string): Promise<void> {
-    notifier.publish(api.subjects.grantsChanged, encodeJson({ actor_id: actorId }));
-    await notifier.flush();
-    // The api receives it on its own connection, which the test cannot flush: give delivery a
-    // generous moment (a local core-NATS hop takes well under a millisecond).
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  /** A grants-changed notice as history publishes it, given time to arrive. */
+  const grantsChanged = (actorId: string) => notices.changed(actorId);
 
   beforeAll(async () => {
     api = await startApi('authcache', undefined, undefined, { authorizeCacheMs: TTL_MS });
     alice = await token(ALICE);
     bob = await token(BOB);
-    notifier = await connect({ servers: (await testServices()).natsUrl, name: 'authcache-notifier' });
+    notices = await GrantsNotices.connect(api, 'authcache');
   });
   afterAll(async () => {
-    await notifier.drain();
+    await notices.close();
     await api.close();
   });
   beforeEach(async () => {

@@ -2,34 +2,31 @@
 // (apps/api/src/common/authorizer.ts, docs/reliability.md "While history is down"): poll, watch
 // and send on a session whose grant history gave recently go on; nothing that history refused,
 // that a grants-changed notice dropped, or that is older than the outage bound does.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { encodeJson } from '#messaging';
-import { testServices } from '#test-support';
 import {
   ACCESS,
   ALICE,
   BOB,
   BOB_EDGE,
   EDGE,
+  GrantsNotices,
   SESSION,
   call,
   startApi,
   token,
   type Harness,
 } from './harness.js';
+import { sleep } from '#test-support';
 
 const PATH = '/api/v1/edge-agents';
 /** Short, so a test can outlive it: what happens next is the outage path, not the cache. */
 const CACHE_MS = 50;
 const OUTAGE_MS = 1_500;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('authorization while history is down', () => {
   let api: Harness;
   let alice: string;
   let bob: string;
-  let notifier: NatsConnection;
+  let notices: GrantsNotices;
 
   const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION, access_id: ACCESS.id };
   const unavailable = () => ({ error: { code: 'unavailable', message: 'database unreachable' } });
@@ -41,17 +38,15 @@ describe('authorization while history is down', () => {
     });
     alice = await token(ALICE);
     bob = await token(BOB);
-    notifier = await connect({ servers: (await testServices()).natsUrl, name: 'authoutage-notifier' });
+    notices = await GrantsNotices.connect(api, 'authoutage');
   });
   afterAll(async () => {
-    await notifier.drain();
+    await notices.close();
     await api.close();
   });
   beforeEach(async () => {
     api.standIns.reset();
-    notifier.publish(api.subjects.grantsChanged, encodeJson({ actor_id: ALICE }));
-    await notifier.flush();
-    await sleep(200);
+    await notices.changed(ALICE);
   });
 
   /** Alice is granted once while history answers; then history stops answering in `how`. */
@@ -104,9 +99,7 @@ describe('authorization while history is down', () => {
 
   it('stands in for nothing after a grants-changed notice', async () => {
     await grantedThenOutage('unavailable');
-    notifier.publish(api.subjects.grantsChanged, encodeJson({ actor_id: ALICE }));
-    await notifier.flush();
-    await sleep(200);
+    await notices.changed(ALICE);
     expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
     expect(api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });

@@ -266,3 +266,29 @@ export async function call(
     body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
   };
 }
+
+/** Publishes history's grants-changed notices to an api, as history does. */
+export class GrantsNotices {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly subjects: Subjects,
+  ) {}
+
+  static async connect(api: Harness, label: string): Promise<GrantsNotices> {
+    const nc = await connect({ servers: (await testServices()).natsUrl, name: `${label}-notifier` });
+    return new GrantsNotices(nc, api.subjects);
+  }
+
+  /** A notice for `actorId`, flushed and given time to arrive. */
+  async changed(actorId: string): Promise<void> {
+    this.nc.publish(this.subjects.grantsChanged, encodeJson({ actor_id: actorId }));
+    await this.nc.flush();
+    // The api receives it on its own connection, which the test cannot flush: give delivery a
+    // generous moment (a local core-NATS hop takes well under a millisecond).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  close(): Promise<void> {
+    return this.nc.drain();
+  }
+}
