@@ -357,7 +357,7 @@ async function drainRound(ctx: DrainContext, round: number): Promise<DrainRound>
             (SELECT count(*) FROM journal_states
               WHERE session_id = ANY($1::text[]) AND head_sequence = $2
                 AND last_stream_seq = ANY($3::bigint[])) AS complete`,
-    [sessionIds, DRAIN_ROWS_PER_SESSION, [...backlog.lastStreamSeq.values()]],
+    [sessionIds, DRAIN_ROWS_PER_SESSION, [...backlog.lastStreamSequence.values()]],
   );
   const stored = Number(check.rows[0]?.rows ?? 0);
   const complete = Number(check.rows[0]?.complete ?? 0);

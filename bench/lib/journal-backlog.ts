@@ -26,7 +26,7 @@ export interface BacklogSpec {
 export interface Backlog {
   rows: number;
   /** Session id → the stream sequence of its last row (history's head must end there). */
-  lastStreamSeq: Map<string, number>;
+  lastStreamSequence: Map<string, number>;
   publish_s: number;
 }
 
@@ -83,7 +83,7 @@ export async function publishBacklog(
   // Sealed like the router's rows (the bench stack runs with the dev journal key), so history
   // pays the same decryption it pays in production.
   const cipher = new JournalCipher(DEV_JOURNAL_KEY);
-  const lastStreamSeq = new Map<string, number>();
+  const lastStreamSequence = new Map<string, number>();
   const started = performance.now();
   await Promise.all(
     spec.sessionIds.map(async (sessionId) => {
@@ -99,12 +99,12 @@ export async function publishBacklog(
         if (ack.duplicate) throw new Error(`Backlog row ${sessionId}:${sequence} was a duplicate.`);
         prev = ack.seq;
       }
-      lastStreamSeq.set(sessionId, prev);
+      lastStreamSequence.set(sessionId, prev);
     }),
   );
   return {
     rows: spec.sessionIds.length * spec.rowsPerSession,
-    lastStreamSeq,
+    lastStreamSequence,
     publish_s: (performance.now() - started) / 1000,
   };
 }

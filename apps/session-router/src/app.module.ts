@@ -3,7 +3,7 @@ import { CoreModule, type RouterRuntime } from './common/core.module.js';
 import { EdgeAgentModule } from './edge-agent/edge-agent.module.js';
 import { LeasesModule } from './leases/leases.module.js';
 import { PresenceModule } from './presence/presence.module.js';
-import { SessionUpdateModule } from './session-update/session-update.module.js';
+import { JournalSequencerModule } from './journal-sequencer/journal-sequencer.module.js';
 import { WatchModule } from './watch/watch.module.js';
 
 @Module({})
@@ -16,7 +16,7 @@ export class AppModule {
         WatchModule,
         LeasesModule,
         EdgeAgentModule,
-        SessionUpdateModule,
+        JournalSequencerModule,
         PresenceModule,
       ],
     };

@@ -238,11 +238,11 @@ describe('history: batched journal ingest', () => {
   /** The script folded row by row through the single-message path, as a reference. */
   async function rowByRow(steps: Step[] = SCRIPT): Promise<string> {
     const chain = new Chain(steps);
-    let streamSeq = 0;
+    let streamSequence = 0;
     for (let message = chain.next(); message; message = chain.next()) {
-      message.prev_stream_seq = streamSeq;
-      streamSeq += 1;
-      expect(await service.persist(message, { streamSeq, force: false })).toBe('saved');
+      message.prev_stream_seq = streamSequence;
+      streamSequence += 1;
+      expect(await service.persist(message, { streamSequence, force: false })).toBe('saved');
     }
     return chain.sid;
   }
@@ -256,12 +256,12 @@ describe('history: batched journal ingest', () => {
       const steps = SCRIPT.slice(0, length);
       const reference = await rowByRow(steps);
       const chain = new Chain(steps);
-      const entries: { message: JournalMessage; delivery: { streamSeq: number; force: boolean } }[] = [];
-      let streamSeq = 1_000;
+      const entries: { message: JournalMessage; delivery: { streamSequence: number; force: boolean } }[] = [];
+      let streamSequence = 1_000;
       for (let message = chain.next(); message; message = chain.next()) {
-        message.prev_stream_seq = entries.length === 0 ? 0 : streamSeq;
-        streamSeq += 1;
-        entries.push({ message, delivery: { streamSeq, force: false } });
+        message.prev_stream_seq = entries.length === 0 ? 0 : streamSequence;
+        streamSequence += 1;
+        entries.push({ message, delivery: { streamSequence, force: false } });
       }
 
       const first = await service.persistBatch(entries);
@@ -285,9 +285,9 @@ describe('history: batched journal ingest', () => {
     async (_, interleave) => {
       const reference = await rowByRow();
       const chains = [new Chain(), new Chain(), new Chain()];
-      type Entry = { message: JournalMessage; delivery: { streamSeq: number; force: boolean } };
+      type Entry = { message: JournalMessage; delivery: { streamSequence: number; force: boolean } };
       const perChain: Entry[][] = chains.map(() => []);
-      let streamSeq = 5_000;
+      let streamSequence = 5_000;
       // Stream sequences interleave across the sessions, as on the real stream.
       for (let more = true; more;) {
         more = false;
@@ -296,9 +296,9 @@ describe('history: batched journal ingest', () => {
           if (!message) return;
           more = true;
           const own = perChain[index]!;
-          message.prev_stream_seq = own.at(-1)?.delivery.streamSeq ?? 0;
-          streamSeq += 1;
-          own.push({ message, delivery: { streamSeq, force: false } });
+          message.prev_stream_seq = own.at(-1)?.delivery.streamSequence ?? 0;
+          streamSequence += 1;
+          own.push({ message, delivery: { streamSequence, force: false } });
         });
       }
       const ordered = interleave
@@ -321,8 +321,8 @@ describe('history: batched journal ingest', () => {
     const reference = await rowByRow(steps);
     const healthy = new Chain(steps);
     const orphan = new Chain(steps);
-    const entries: { message: JournalMessage; delivery: { streamSeq: number; force: boolean } }[] = [];
-    let streamSeq = 9_000;
+    const entries: { message: JournalMessage; delivery: { streamSequence: number; force: boolean } }[] = [];
+    let streamSequence = 9_000;
     for (const [chain, access] of [
       [orphan, 'f'.repeat(32)],
       [healthy, accessId],
@@ -331,9 +331,9 @@ describe('history: batched journal ingest', () => {
       for (let message = chain.next(); message; message = chain.next()) {
         message.access_id = access;
         message.prev_stream_seq = prev;
-        streamSeq += 1;
-        prev = streamSeq;
-        entries.push({ message, delivery: { streamSeq, force: false } });
+        streamSequence += 1;
+        prev = streamSequence;
+        entries.push({ message, delivery: { streamSequence, force: false } });
       }
     }
 
@@ -353,7 +353,7 @@ describe('history: batched journal ingest', () => {
     messages.forEach((message, index) => (message.prev_stream_seq = index));
     const entries = messages.map((message, index) => ({
       message,
-      delivery: { streamSeq: index + 1, force: false },
+      delivery: { streamSequence: index + 1, force: false },
     }));
     const rest = await service.persistBatch(entries.slice(1));
     // Everything up to the roll chains after the missing row; the roll (sequence 1) opens an epoch.

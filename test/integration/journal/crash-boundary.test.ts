@@ -28,7 +28,7 @@ import {
   SubmissionReconciler,
 } from '../../../apps/session-router/src/operations/submission-reconciler.service.js';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
-import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
+import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import {
   HARNESS_TIMEOUT_MS,
   SLOW_TEST_TIMEOUT_MS,
@@ -55,7 +55,7 @@ describe('send crash boundary: sweep and reconcile', () => {
   let h: HistoryHarness;
   let router: RunningRouter;
   let reconciler: SubmissionReconciler;
-  let journal: SessionUpdateService;
+  let journal: JournalSequencerService;
   let redis: Redis;
   let edge: FakeEdge;
   let edgeId: string;
@@ -74,7 +74,7 @@ describe('send crash boundary: sweep and reconcile', () => {
       },
     );
     reconciler = router.app.get(SubmissionReconciler);
-    journal = router.app.get(SessionUpdateService);
+    journal = router.app.get(JournalSequencerService);
     redis = router.app.get<Redis>(REDIS);
     ({ edgeId, accessId } = await h.enroll(OWNER));
     edge = fakeEdge();

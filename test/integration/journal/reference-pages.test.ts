@@ -56,7 +56,7 @@ describe('journal pages: reference orca §7 cases', () => {
   /** What was published for a session, with the stream sequence each message got. */
   interface Published {
     message: JournalMessage;
-    streamSeq: number;
+    streamSequence: number;
   }
 
   /**
@@ -122,7 +122,7 @@ describe('journal pages: reference orca §7 cases', () => {
       message.sequence = this.sequence;
       message.prev_stream_seq = this.prev;
       this.prev = await h.publishRaw(this.sid, h.encode(message));
-      this.published.push({ message, streamSeq: this.prev });
+      this.published.push({ message, streamSequence: this.prev });
       return this.prev;
     }
 
@@ -525,9 +525,9 @@ describe('journal pages: reference orca §7 cases', () => {
       const tail = ok(await page(sid, { limit: 200 }));
       // Redeliveries, as JetStream makes them after a crash before the ack (same stream sequence).
       const service = h.app.get(JournalService);
-      for (const { message, streamSeq } of journal.published) {
-        expect(await service.persist(message, { streamSeq, force: false })).toBe('unchanged');
-        expect(await service.persist(message, { streamSeq, force: true })).toBe('unchanged');
+      for (const { message, streamSequence } of journal.published) {
+        expect(await service.persist(message, { streamSequence, force: false })).toBe('unchanged');
+        expect(await service.persist(message, { streamSequence, force: true })).toBe('unchanged');
       }
       expect(await rowCount(sid)).toBe(4);
       expect(reset(await page(sid, { direction: 'after' })).snapshot).toEqual(snapshot);

@@ -10,7 +10,7 @@ import { Subjects, type Submission } from '#contracts';
 import { connectNats } from '#messaging';
 import { testServices, uniqueNamespace } from '#test-support';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
-import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
+import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import { startNatsCluster, type NatsCluster } from '../../support/nats-cluster.js';
 import { startTestRouter } from '../router/router-harness.js';
 
@@ -72,7 +72,7 @@ async function chainOf(sessionId: string): Promise<{ seq: number; prev: number; 
 }
 
 test('two replicas appending to one session at once form one chain: no row shares a predecessor', async () => {
-  const services = routers.map((router) => router.app.get(SessionUpdateService));
+  const services = routers.map((router) => router.app.get(JournalSequencerService));
   const scope = { session_id: 'f'.repeat(32), edge_id: '1', actor_id: 'owner', access_id: 'a'.repeat(32) };
   for (let round = 0; round < ROUNDS; round += 1) {
     await Promise.all(

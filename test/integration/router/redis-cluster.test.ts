@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { createRedisClient } from '../../../apps/session-router/src/common/redis-client.js';
 import { RedisKeys } from '../../../apps/session-router/src/common/redis-keys.js';
 import type { RouterConfig } from '../../../apps/session-router/src/config.js';
-import { JournalAppendLock } from '../../../apps/session-router/src/session-update/journal-append-lock.js';
+import { JournalAppendLock } from '../../../apps/session-router/src/journal-sequencer/journal-append-lock.js';
 import { startRedisCluster } from '../../support/redis-cluster.js';
 import { infoFields } from '../../support/redis-processes.js';
 import { trafficThroughFailover } from './redis-failover.js';
@@ -27,7 +27,7 @@ afterAll(async () => {
 useRedisForSuites(cluster.url);
 
 // Registered in this file, in this order, each with its own namespace and routers.
-await import('./session-update.test.js');
+await import('./journal-sequencer.test.js');
 await import('./operations.test.js');
 await import('./leases.test.js');
 await import('./presence.test.js');

@@ -40,7 +40,7 @@ describe('the Sentinel set-up', () => {
   });
 });
 
-await import('./session-update.test.js');
+await import('./journal-sequencer.test.js');
 
 describe('a Sentinel master killed under traffic', () => {
   it('keeps serving once the sentinels promote the replica, and loses no acknowledged update', async () => {

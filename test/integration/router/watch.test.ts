@@ -2,7 +2,7 @@ import { result, type EdgeAgentRequest, type EdgeAgentResult } from '#contracts'
 import { requestService } from '#messaging';
 import { EdgeAgentService } from '../../../apps/session-router/src/edge-agent/edge-agent.service.js';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
-import { SessionUpdateService } from '../../../apps/session-router/src/session-update/session-update.service.js';
+import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import { WatchService } from '../../../apps/session-router/src/watch/watch.service.js';
 import {
   createSuite,
@@ -39,7 +39,9 @@ describe('router watch', () => {
   const routeOn = (router: RunningRouter, request: EdgeAgentRequest) =>
     router.app.get(EdgeAgentService).route({ actor_id: 'user-1', request });
   const updateOn = (router: RunningRouter, sid: string, revision: number) =>
-    router.app.get(SessionUpdateService).record(sessionUpdate({ session_id: sid, revision, edge_id: EDGE }));
+    router.app
+      .get(JournalSequencerService)
+      .record(sessionUpdate({ session_id: sid, revision, edge_id: EDGE }));
   const actionsFor = (sid: string) =>
     edge.requests.filter((rpc) => rpc.request.session_id === sid).map((rpc) => rpc.request.action);
 

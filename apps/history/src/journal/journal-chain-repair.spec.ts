@@ -37,7 +37,7 @@ function setUp(options: {
     },
     {
       persist: (_message: JournalMessage, delivery: Delivery) => {
-        persisted.push({ seq: delivery.streamSeq, force: delivery.force });
+        persisted.push({ seq: delivery.streamSequence, force: delivery.force });
         return Promise.resolve('saved');
       },
     } as unknown as JournalService,

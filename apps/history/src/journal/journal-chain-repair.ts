@@ -117,7 +117,7 @@ export class JournalChainRepair {
     const message = await this.readable(seq);
     if (message === null) return false;
     try {
-      await this.journal.persist(message, { streamSeq: seq, force: gap });
+      await this.journal.persist(message, { streamSequence: seq, force: gap });
       return true;
     } catch (error) {
       if (this.sources.isPermanent(error)) return false;

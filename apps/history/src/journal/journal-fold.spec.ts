@@ -31,8 +31,8 @@ interface At {
 function position(at: At): RowPosition {
   return {
     sequence: BigInt(at.sequence),
-    streamSeq: BigInt(at.stream),
-    prevStreamSeq: BigInt(at.prev),
+    streamSequence: BigInt(at.stream),
+    prevStreamSequence: BigInt(at.prev),
     force: at.force ?? false,
     ...(at.fence === undefined ? {} : { fence: at.fence }),
   };
@@ -150,18 +150,18 @@ function chain(n: number, epoch = 'e1'): BatchRow[] {
 beforeEach(() => (sealed = 0));
 
 describe('takeTurn', () => {
-  const state = { epoch: 'e1', lastStreamSeq: 10n, fence: 3 };
+  const state = { epoch: 'e1', lastStreamSequence: 10n, fence: 3 };
 
   it('applies the first row of a session, and a row whose predecessor is the last applied', () => {
     expect(takeTurn(undefined, 'e1', position({ sequence: 1, stream: 4, prev: 0, fence: 2 }))).toEqual({
       kind: 'apply',
       rolled: false,
-      state: { epoch: 'e1', lastStreamSeq: 4n, fence: 2 },
+      state: { epoch: 'e1', lastStreamSequence: 4n, fence: 2 },
     });
     expect(takeTurn(state, 'e1', position({ sequence: 5, stream: 12, prev: 10 }))).toEqual({
       kind: 'apply',
       rolled: false,
-      state: { epoch: 'e1', lastStreamSeq: 12n, fence: 3 },
+      state: { epoch: 'e1', lastStreamSequence: 12n, fence: 3 },
     });
   });
 
@@ -178,7 +178,7 @@ describe('takeTurn', () => {
     expect(takeTurn(state, 'e1', gapped)).toEqual({ kind: 'out_of_order' });
     expect(takeTurn(state, 'e1', { ...gapped, force: true })).toMatchObject({
       kind: 'apply',
-      state: { lastStreamSeq: 14n },
+      state: { lastStreamSequence: 14n },
     });
     // Without any state, only sequence 1 opens the chain.
     expect(takeTurn(undefined, 'e1', position({ sequence: 2, stream: 3, prev: 2 }))).toEqual({
@@ -190,7 +190,7 @@ describe('takeTurn', () => {
     expect(takeTurn(state, 'e2', position({ sequence: 1, stream: 20, prev: 15, fence: 1 }))).toEqual({
       kind: 'apply',
       rolled: true,
-      state: { epoch: 'e2', lastStreamSeq: 20n, fence: 3 },
+      state: { epoch: 'e2', lastStreamSequence: 20n, fence: 3 },
     });
     expect(takeTurn(state, 'e2', position({ sequence: 2, stream: 20, prev: 15 }))).toEqual({
       kind: 'out_of_order',
@@ -213,7 +213,7 @@ describe('foldBatch', () => {
     expect(writes.head).toEqual({
       epoch: 'e1',
       sequence: 3n,
-      streamSeq: 3n,
+      streamSequence: 3n,
       fence: 0,
       rolled: false,
       window: 0,
@@ -265,7 +265,7 @@ describe('foldBatch', () => {
       ['m:0', { revision: 1, digest: 'd', deleted: false }],
       ['m:1', { revision: 4, digest: null, deleted: true }],
     ];
-    const state = { epoch: 'e1', lastStreamSeq: 5n, fence: 0 };
+    const state = { epoch: 'e1', lastStreamSequence: 5n, fence: 0 };
     const rows = [
       snapshot({ sequence: 3, stream: 6, prev: 5 }, edit('m:0')),
       snapshot({ sequence: 4, stream: 7, prev: 6 }, show('m:0', 'm:1')),
@@ -287,12 +287,12 @@ describe('foldBatch', () => {
 
   it('leaves duplicates unchanged: rows applied already, or given twice in one batch', () => {
     const rows = chain(3);
-    const state = { epoch: 'e1', lastStreamSeq: 2n, fence: 0 };
+    const state = { epoch: 'e1', lastStreamSequence: 2n, fence: 0 };
     const folded = foldBatch(KEY, [...rows, rows[2]!], { revision: 2n }, reads(state), SYNCED);
     expect(folded.outcomes).toEqual(['unchanged', 'unchanged', 'saved', 'unchanged']);
     expect(folded.writes!.journal.map((row) => row.sequence)).toEqual([3n]);
 
-    const again = foldBatch(KEY, rows, { revision: 3n }, reads({ ...state, lastStreamSeq: 3n }), SYNCED);
+    const again = foldBatch(KEY, rows, { revision: 3n }, reads({ ...state, lastStreamSequence: 3n }), SYNCED);
     expect(again).toEqual({
       outcomes: ['unchanged', 'unchanged', 'unchanged'],
       writes: null,
@@ -301,7 +301,7 @@ describe('foldBatch', () => {
   });
 
   it('holds back the rows chained after a missing one, while a forced row or a new epoch applies', () => {
-    const state = { epoch: 'e1', lastStreamSeq: 1n, fence: 0 };
+    const state = { epoch: 'e1', lastStreamSequence: 1n, fence: 0 };
     const rows = [
       snapshot({ sequence: 3, stream: 3, prev: 2 }),
       snapshot({ sequence: 4, stream: 4, prev: 3 }),
@@ -322,7 +322,7 @@ describe('foldBatch', () => {
 
   it('starts the items over on an epoch roll and carries the highest fence across it', () => {
     const stored: [string, StoredItemState][] = [['m:0', { revision: 1, digest: 'd', deleted: false }]];
-    const state = { epoch: 'e1', lastStreamSeq: 1n, fence: 4 };
+    const state = { epoch: 'e1', lastStreamSequence: 1n, fence: 4 };
     const rows = [
       snapshot({ sequence: 2, stream: 2, prev: 1 }, show('m:0', 'm:1'), 1),
       snapshot({ sequence: 1, stream: 3, prev: 2, epoch: 'e2', fence: 2 }, show('z:0')),
@@ -337,7 +337,7 @@ describe('foldBatch', () => {
     expect(writes.head).toEqual({
       epoch: 'e2',
       sequence: 1n,
-      streamSeq: 3n,
+      streamSequence: 3n,
       fence: 4,
       rolled: true,
       window: 0,
@@ -412,7 +412,7 @@ describe('settled submissions', () => {
       submission({ sequence: 2, stream: 2, prev: 1 }, accepted),
       submission({ sequence: 3, stream: 3, prev: 2 }, { ...pending, dispatch_state: 'unknown' }),
     ];
-    const state = { epoch: 'e1', lastStreamSeq: 1n, fence: 0 };
+    const state = { epoch: 'e1', lastStreamSequence: 1n, fence: 0 };
     const folded = foldBatch(KEY, rows, { revision: 1n }, reads(state, [], stored), SYNCED);
     expect(folded.outcomes).toEqual(['saved', 'saved']);
     expect(folded.writes!.submissions).toEqual([

@@ -38,16 +38,16 @@ export type Turn =
  * forced (its predecessor is given up on: a gap).
  */
 export function takeTurn(current: JournalStateView | undefined, epoch: string, position: RowPosition): Turn {
-  const lastApplied = current?.lastStreamSeq ?? 0n;
-  if (current && position.streamSeq <= lastApplied) return { kind: 'duplicate' };
+  const lastApplied = current?.lastStreamSequence ?? 0n;
+  if (current && position.streamSequence <= lastApplied) return { kind: 'duplicate' };
   const rolled = current !== undefined && current.epoch !== epoch;
   const opensEpoch = position.sequence === 1n && (current === undefined || rolled);
-  if (position.prevStreamSeq !== lastApplied && !opensEpoch && !position.force) {
+  if (position.prevStreamSequence !== lastApplied && !opensEpoch && !position.force) {
     return { kind: 'out_of_order' };
   }
   // The highest fence only grows, across epochs too (reference §1.2: a roll carries it over).
   const fence = Math.max(current?.fence ?? 0, position.fence ?? 0);
-  return { kind: 'apply', rolled, state: { epoch, lastStreamSeq: position.streamSeq, fence } };
+  return { kind: 'apply', rolled, state: { epoch, lastStreamSequence: position.streamSequence, fence } };
 }
 
 /** The session row's columns a snapshot row sets, with its sealed ciphertexts. */
@@ -211,7 +211,7 @@ class SessionFold {
       head: {
         epoch: head.epoch,
         sequence: head.position.sequence,
-        streamSeq: head.position.streamSeq,
+        streamSequence: head.position.streamSequence,
         fence: current.fence,
         rolled: this.rolled,
         window: this.window ?? null,

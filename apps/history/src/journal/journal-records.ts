@@ -25,8 +25,8 @@ export interface ItemPlan {
 export interface RowPosition {
   sequence: bigint;
   /** Stream sequence of this message and of the previous one on the subject. */
-  streamSeq: bigint;
-  prevStreamSeq: bigint;
+  streamSequence: bigint;
+  prevStreamSequence: bigint;
   /** Apply even when the previous message was never applied (it is given up on: a gap). */
   force: boolean;
   /** The runtime fence the row carries (absent on rows written before fences existed). */
@@ -110,7 +110,7 @@ export interface SessionColumns extends SessionSeal {
 /** The session's journal state, as a batch starts from it. */
 export interface JournalStateView {
   epoch: string;
-  lastStreamSeq: bigint;
+  lastStreamSequence: bigint;
   fence: number;
 }
 
@@ -176,7 +176,7 @@ export interface ReceiptWrite {
 export interface HeadWrite {
   epoch: string;
   sequence: bigint;
-  streamSeq: bigint;
+  streamSequence: bigint;
   fence: number;
   rolled: boolean;
   /** The display window of the batch's last applied snapshot; null keeps the stored one. */

@@ -170,7 +170,7 @@ export async function readSessions(
     state:
       row.epoch === null
         ? undefined
-        : { epoch: row.epoch, lastStreamSeq: BigInt(row.last_stream_seq!), fence: row.fence! },
+        : { epoch: row.epoch, lastStreamSequence: BigInt(row.last_stream_seq!), fence: row.fence! },
     items: new Map(
       (row.items ?? []).map(([itemId, revision, digest, deleted]) => [itemId, { revision, digest, deleted }]),
     ),
@@ -380,7 +380,7 @@ function heads(writes: readonly BatchWrites[]): Prisma.Sql {
   const rows = writes.map((write) => write.head);
   return Prisma.sql`heads AS (
     SELECT * FROM unnest(${keyArrays(writes)}, ${rows.map((head) => head.epoch)}::text[],
-      ${rows.map((head) => head.sequence)}::bigint[], ${rows.map((head) => head.streamSeq)}::bigint[],
+      ${rows.map((head) => head.sequence)}::bigint[], ${rows.map((head) => head.streamSequence)}::bigint[],
       ${rows.map((head) => head.fence)}::int[], ${rows.map((head) => head.window)}::int[],
       ${rows.map((head) => head.rolled)}::bool[])
       AS h(session_id, owner_id, access_id, edge_id, epoch, head_sequence, last_stream_seq, fence, "window", rolled))`;

@@ -313,7 +313,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private deliveryOf(msg: JsMsg, entry: JournalMessage): Delivery {
-    return { streamSeq: msg.seq, force: forcedByWaiting(entry, msg.info.deliveryCount) };
+    return { streamSequence: msg.seq, force: forcedByWaiting(entry, msg.info.deliveryCount) };
   }
 
   private publishNotice(notice: JournalNoticePayload): void {

@@ -24,7 +24,7 @@ import { JournalRepository, type UnsequencedRecord } from './journal.repository.
 
 /** Where a message sits in the stream, as the consumer knows it. */
 export interface Delivery {
-  streamSeq: number;
+  streamSequence: number;
   /** Apply even if the previous message of the subject never got applied. */
   force: boolean;
 }
@@ -197,8 +197,8 @@ export class JournalService {
       recordedAt: new Date(entry.recorded_at),
       position: {
         sequence: BigInt(entry.sequence),
-        streamSeq: BigInt(delivery.streamSeq),
-        prevStreamSeq: BigInt(entry.prev_stream_seq),
+        streamSequence: BigInt(delivery.streamSequence),
+        prevStreamSequence: BigInt(entry.prev_stream_seq),
         force: delivery.force,
         fence: entry.fence,
       },
@@ -256,8 +256,8 @@ export class JournalService {
       this.cipher.digest(JSON.stringify(body), Aad.item(key, itemId));
     return {
       sequence: BigInt(sequence),
-      streamSeq: BigInt(delivery.streamSeq),
-      prevStreamSeq: BigInt(entry.prev_stream_seq ?? 0),
+      streamSequence: BigInt(delivery.streamSequence),
+      prevStreamSequence: BigInt(entry.prev_stream_seq ?? 0),
       window: windowOf(entry.snapshot),
       force: delivery.force,
       ...(entry.fence === undefined ? {} : { fence: entry.fence }),

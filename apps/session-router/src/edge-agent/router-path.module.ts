@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LeasesModule } from '../leases/leases.module.js';
-import { SessionUpdateModule } from '../session-update/session-update.module.js';
+import { JournalSequencerModule } from '../journal-sequencer/journal-sequencer.module.js';
 import { WatchModule } from '../watch/watch.module.js';
 import { RouterPath } from './router-path.service.js';
 import { StoredSessionsService } from './stored-sessions.service.js';
@@ -8,7 +8,7 @@ import { TitleOverrideRepository } from './title-override.repository.js';
 
 /** The path of a request to its edge; the operations context dispatches through it too. */
 @Module({
-  imports: [WatchModule, LeasesModule, SessionUpdateModule],
+  imports: [WatchModule, LeasesModule, JournalSequencerModule],
   providers: [RouterPath, StoredSessionsService, TitleOverrideRepository],
   exports: [RouterPath],
 })

@@ -18,8 +18,8 @@ import {
 } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
 import { REDIS, SUBJECTS } from '../common/tokens.js';
-import { LifecyclePublisher } from '../session-update/lifecycle.js';
-import { SessionUpdateService } from '../session-update/session-update.service.js';
+import { LifecyclePublisher } from '../journal-sequencer/lifecycle.js';
+import { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
 
 /**
@@ -53,7 +53,7 @@ export class StoredSessionsService {
     private readonly edge: EdgeRpcClient,
     private readonly history: HistoryClient,
     private readonly titles: TitleOverrideRepository,
-    private readonly journal: SessionUpdateService,
+    private readonly journal: JournalSequencerService,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SUBJECTS) subjects: Subjects,
     @Inject(REDIS) redis: RedisClient,

@@ -6,7 +6,7 @@ import type {
   OperationRefusal,
   RouterEdgeAgentRequest,
 } from '#contracts';
-import type { SubmissionScope } from '../session-update/session-update.service.js';
+import type { SubmissionScope } from '../journal-sequencer/journal-sequencer.service.js';
 import type { OperationContext } from './operation-rules.js';
 
 /** One admitted run: who asked for what, under which claim and fence. */

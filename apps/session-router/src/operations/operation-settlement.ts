@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { result, type EdgeAgentResult, type Submission } from '#contracts';
-import { SessionUpdateService } from '../session-update/session-update.service.js';
+import { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
 import { OperationLedgerRepository, type OperationRecord } from './operation-ledger.repository.js';
 import { asReplay, recordableAnswer, refusalReply } from './operation-rules.js';
 import { runContext, runOutcome, unknownRefusal, type Run } from './operation-run.js';
@@ -12,7 +12,7 @@ export class OperationSettlement {
 
   constructor(
     private readonly ledger: OperationLedgerRepository,
-    private readonly journal: SessionUpdateService,
+    private readonly journal: JournalSequencerService,
   ) {}
 
   /** Records the answer; a lost claim (another replica settled it) answers what was recorded. */

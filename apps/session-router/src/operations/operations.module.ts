@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RouterPathModule } from '../edge-agent/router-path.module.js';
-import { SessionUpdateModule } from '../session-update/session-update.module.js';
+import { JournalSequencerModule } from '../journal-sequencer/journal-sequencer.module.js';
 import { OperationDispatcher } from './operation-dispatcher.js';
 import { OperationLedgerRepository } from './operation-ledger.repository.js';
 import { OperationSettlement } from './operation-settlement.js';
@@ -12,7 +12,7 @@ import { SendOperation } from './send-operation.js';
 import { SubmissionReconciler } from './submission-reconciler.service.js';
 
 @Module({
-  imports: [SessionUpdateModule, RouterPathModule],
+  imports: [JournalSequencerModule, RouterPathModule],
   providers: [
     OperationsService,
     OperationDispatcher,

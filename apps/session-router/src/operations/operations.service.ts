@@ -13,9 +13,12 @@ import {
 import type { RouterConfig } from '../config.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
-import { JournalStream } from '../session-update/journal-stream.js';
-import { SessionUpdateRepository } from '../session-update/session-update.repository.js';
-import { SessionUpdateService, type SubmissionScope } from '../session-update/session-update.service.js';
+import { JournalStream } from '../journal-sequencer/journal-stream.js';
+import { JournalSequencerRepository } from '../journal-sequencer/journal-sequencer.repository.js';
+import {
+  JournalSequencerService,
+  type SubmissionScope,
+} from '../journal-sequencer/journal-sequencer.service.js';
 import { OperationLedgerRepository, type OperationRecord } from './operation-ledger.repository.js';
 import {
   asReplay,
@@ -78,8 +81,8 @@ export class OperationsService {
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly ledger: OperationLedgerRepository,
-    private readonly sessions: SessionUpdateRepository,
-    private readonly journal: SessionUpdateService,
+    private readonly sessions: JournalSequencerRepository,
+    private readonly journal: JournalSequencerService,
     private readonly stream: JournalStream,
     private readonly settlement: OperationSettlement,
     private readonly send: SendOperation,

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { result, sentMessageItemId, type EdgeAgentResult, type Submission } from '#contracts';
 import type { EdgeDelivery } from '../common/edge-rpc.client.js';
-import { SessionUpdateService } from '../session-update/session-update.service.js';
+import { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
 import { OperationDispatcher } from './operation-dispatcher.js';
 import { OperationLedgerRepository } from './operation-ledger.repository.js';
 import { settleDispatch } from './operation-rules.js';
@@ -25,7 +25,7 @@ export class SendOperation {
 
   constructor(
     private readonly ledger: OperationLedgerRepository,
-    private readonly journal: SessionUpdateService,
+    private readonly journal: JournalSequencerService,
     private readonly dispatcher: OperationDispatcher,
     private readonly settlement: OperationSettlement,
   ) {}

@@ -19,7 +19,10 @@ import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
-import { SessionUpdateService, type SubmissionScope } from '../session-update/session-update.service.js';
+import {
+  JournalSequencerService,
+  type SubmissionScope,
+} from '../journal-sequencer/journal-sequencer.service.js';
 import { OperationLedgerRepository } from './operation-ledger.repository.js';
 
 /** Open submissions one round handles at most, per kind (pages of the history maximum). */
@@ -70,7 +73,7 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
     private readonly history: HistoryClient,
     private readonly edge: EdgeRpcClient,
     private readonly ledger: OperationLedgerRepository,
-    private readonly journal: SessionUpdateService,
+    private readonly journal: JournalSequencerService,
   ) {
     this.task = new PeriodicTask(
       {

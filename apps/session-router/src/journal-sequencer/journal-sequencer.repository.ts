@@ -72,7 +72,7 @@ return 0
 `);
 
 @Injectable()
-export class SessionUpdateRepository {
+export class JournalSequencerRepository {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,

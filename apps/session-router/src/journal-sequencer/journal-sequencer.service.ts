@@ -27,7 +27,7 @@ import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js'
 import { JournalStream } from './journal-stream.js';
 import { LifecyclePublisher } from './lifecycle.js';
 import { RuntimeFenceRepository } from './runtime-fence.repository.js';
-import { SessionUpdateRepository, type JournalHead } from './session-update.repository.js';
+import { JournalSequencerRepository, type JournalHead } from './journal-sequencer.repository.js';
 
 /** The fence of a session whose journal names none (new, or written before fences existed). */
 const FIRST_FENCE = 1;
@@ -70,15 +70,15 @@ export function newEpoch(): string {
  * the sequence stands, a new epoch starts (clients get `epoch_changed`, never a silent gap).
  */
 @Injectable()
-export class SessionUpdateService {
-  private readonly log = new Logger(SessionUpdateService.name);
+export class JournalSequencerService {
+  private readonly log = new Logger(JournalSequencerService.name);
   private readonly lifecycle: LifecyclePublisher;
 
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SUBJECTS) private readonly subjects: Subjects,
-    private readonly repository: SessionUpdateRepository,
+    private readonly repository: JournalSequencerRepository,
     private readonly stream: JournalStream,
     private readonly fences: RuntimeFenceRepository,
     @Inject(REDIS) redis: RedisClient,

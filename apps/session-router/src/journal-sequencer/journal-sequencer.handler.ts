@@ -3,13 +3,13 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { requestSchemas, type SessionUpdateAck, type Subjects } from '#contracts';
 import { InvalidPayloadError, NatsRequestContext, parsePayload } from '#messaging';
 import { SUBJECTS } from '../common/tokens.js';
-import { SessionUpdateService } from './session-update.service.js';
+import { JournalSequencerService } from './journal-sequencer.service.js';
 
 @Controller()
-export class SessionUpdateHandler {
+export class JournalSequencerHandler {
   constructor(
     @Inject(SUBJECTS) private readonly subjects: Subjects,
-    private readonly service: SessionUpdateService,
+    private readonly service: JournalSequencerService,
   ) {}
 
   @MessagePattern('routerSessionUpdate')
