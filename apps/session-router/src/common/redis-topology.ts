@@ -193,6 +193,26 @@ function tlsOf(env: RedisEnv, urlTls: boolean): RedisTlsSettings | undefined {
 
 /** Everything `redisSettings` can refuse, thrown as a problem naming its variable. */
 function settingsOrProblem(env: RedisEnv): RedisSettings {
+  const parsed = sourceOf(env);
+  const auth = authOf(env, parsed);
+  if (env.TETHER_REDIS_SENTINEL_PASSWORD_FILE !== undefined && parsed.kind !== 'sentinel') {
+    throw new RedisConfigProblem(
+      'TETHER_REDIS_SENTINEL_PASSWORD_FILE',
+      'is set but TETHER_REDIS_URL is not a redis-sentinel:// URL',
+    );
+  }
+  const unknown = [...parsed.query.keys()].find((key) => key !== 'name');
+  if (unknown !== undefined || (parsed.kind !== 'sentinel' && parsed.query.has('name'))) {
+    throw new RedisConfigProblem(
+      'TETHER_REDIS_URL',
+      `has an unknown query parameter "${unknown ?? 'name'}" (only redis-sentinel:// takes ?name=)`,
+    );
+  }
+  return topologyOf(env, parsed, auth);
+}
+
+/** Where the nodes come from: the node list or the URL, never both. */
+function sourceOf(env: RedisEnv): ParsedUrl {
   if ((env.TETHER_REDIS_TLS_CERT === undefined) !== (env.TETHER_REDIS_TLS_KEY === undefined)) {
     throw new RedisConfigProblem(
       env.TETHER_REDIS_TLS_CERT === undefined ? 'TETHER_REDIS_TLS_CERT' : 'TETHER_REDIS_TLS_KEY',
@@ -205,15 +225,19 @@ function settingsOrProblem(env: RedisEnv): RedisSettings {
       'is set together with TETHER_REDIS_URL: set one (a redis-cluster:// URL or the node list)',
     );
   }
-  const parsed: ParsedUrl =
-    env.TETHER_REDIS_CLUSTER_NODES !== undefined
-      ? {
-          kind: 'cluster',
-          tls: false,
-          hosts: parseHosts(env.TETHER_REDIS_CLUSTER_NODES, DEFAULT_PORT.redis, 'TETHER_REDIS_CLUSTER_NODES'),
-          query: new URLSearchParams(),
-        }
-      : parseUrl(env.TETHER_REDIS_URL ?? DEFAULT_REDIS_URL);
+  if (env.TETHER_REDIS_CLUSTER_NODES === undefined) {
+    return parseUrl(env.TETHER_REDIS_URL ?? DEFAULT_REDIS_URL);
+  }
+  return {
+    kind: 'cluster',
+    tls: false,
+    hosts: parseHosts(env.TETHER_REDIS_CLUSTER_NODES, DEFAULT_PORT.redis, 'TETHER_REDIS_CLUSTER_NODES'),
+    query: new URLSearchParams(),
+  };
+}
+
+/** The credentials and TLS files, each given once: in the URL or in its own variable. */
+function authOf(env: RedisEnv, parsed: ParsedUrl): RedisAuth {
   if (parsed.password !== undefined && env.TETHER_REDIS_PASSWORD_FILE !== undefined) {
     throw new RedisConfigProblem(
       'TETHER_REDIS_PASSWORD_FILE',
@@ -230,24 +254,14 @@ function settingsOrProblem(env: RedisEnv): RedisSettings {
   const password =
     parsed.password ?? readSecret('TETHER_REDIS_PASSWORD_FILE', env.TETHER_REDIS_PASSWORD_FILE);
   const tls = tlsOf(env, parsed.tls);
-  const auth: RedisAuth = {
+  return {
     ...(username && { username }),
     ...(password && { password }),
     ...(tls && { tls }),
   };
-  if (env.TETHER_REDIS_SENTINEL_PASSWORD_FILE !== undefined && parsed.kind !== 'sentinel') {
-    throw new RedisConfigProblem(
-      'TETHER_REDIS_SENTINEL_PASSWORD_FILE',
-      'is set but TETHER_REDIS_URL is not a redis-sentinel:// URL',
-    );
-  }
-  const unknown = [...parsed.query.keys()].find((key) => key !== 'name');
-  if (unknown !== undefined || (parsed.kind !== 'sentinel' && parsed.query.has('name'))) {
-    throw new RedisConfigProblem(
-      'TETHER_REDIS_URL',
-      `has an unknown query parameter "${unknown ?? 'name'}" (only redis-sentinel:// takes ?name=)`,
-    );
-  }
+}
+
+function topologyOf(env: RedisEnv, parsed: ParsedUrl, auth: RedisAuth): RedisSettings {
   switch (parsed.kind) {
     case 'redis':
       return { mode: 'standalone', node: parsed.hosts[0]!, db: parsed.db ?? 0, ...auth };

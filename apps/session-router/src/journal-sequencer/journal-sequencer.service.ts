@@ -187,44 +187,52 @@ export class JournalSequencerService {
         head = await this.reseed(sessionId);
         continue;
       }
-      const next: JournalHead = {
-        epoch: head.epoch,
-        sequence,
-        streamSequence: outcome.streamSequence,
-        revision: update.revision,
-      };
-      const duplicate = await this.repository.advance(sessionId, next, {
-        owner: update.actor_id,
-        access: update.access_id ?? '',
-        edge: update.edge_id,
-        running: update.snapshot.running === true,
-        closed: update.snapshot.closed === true,
-        created: now,
-      });
-      if (!duplicate) {
-        const notice: RevisionNotice = { session_id: sessionId, revision: update.revision };
-        this.nc.publish(this.subjects.sessionRevision(sessionId), encodeJson(notice));
-      }
-      // After the row is stored: a failure here fails the update, and the edge's retry
-      // republishes through the duplicate path above.
-      await this.lifecycle.publishRow(
-        {
-          session_id: sessionId,
-          edge_id: update.edge_id,
-          actor_id: update.actor_id,
-          ...(update.access_id ? { access_id: update.access_id } : {}),
-          epoch: head.epoch,
-          sequence,
-          at: now,
-        },
-        update.snapshot,
-        outcome.streamSequence,
-        // The previous edge row: submission rows in between change no snapshot.
-        previousEdgeRow,
-      );
-      return { ok: true, epoch: head.epoch, sequence, duplicate };
+      const stored = { epoch: head.epoch, sequence, streamSequence: outcome.streamSequence };
+      return this.afterStored(update, stored, now, previousEdgeRow);
     }
     throw new JournalContendedError(sessionId);
+  }
+
+  /** A row JetStream stored: cache the new head, wake watchers, publish its lifecycle events. */
+  private async afterStored(
+    update: SessionUpdate,
+    stored: { epoch: string; sequence: number; streamSequence: number },
+    now: number,
+    previousEdgeRow: number,
+  ): Promise<SessionUpdateAck> {
+    const sessionId = update.session_id;
+    const { epoch, sequence } = stored;
+    const next: JournalHead = { ...stored, revision: update.revision };
+    const duplicate = await this.repository.advance(sessionId, next, {
+      owner: update.actor_id,
+      access: update.access_id ?? '',
+      edge: update.edge_id,
+      running: update.snapshot.running === true,
+      closed: update.snapshot.closed === true,
+      created: now,
+    });
+    if (!duplicate) {
+      const notice: RevisionNotice = { session_id: sessionId, revision: update.revision };
+      this.nc.publish(this.subjects.sessionRevision(sessionId), encodeJson(notice));
+    }
+    // After the row is stored: a failure here fails the update, and the edge's retry
+    // republishes through the duplicate path of storeLocked.
+    await this.lifecycle.publishRow(
+      {
+        session_id: sessionId,
+        edge_id: update.edge_id,
+        actor_id: update.actor_id,
+        ...(update.access_id ? { access_id: update.access_id } : {}),
+        epoch,
+        sequence,
+        at: now,
+      },
+      update.snapshot,
+      stored.streamSequence,
+      // The previous edge row: submission rows in between change no snapshot.
+      previousEdgeRow,
+    );
+    return { ok: true, epoch, sequence, duplicate };
   }
 
   /**
