@@ -240,7 +240,9 @@ describe('foldBatch', () => {
     expect(foldBatch(KEY, chain(2), null, reads(), SYNCED).writes?.session).toBeNull();
     expect(sealed).toBe(0);
   });
+});
 
+describe('foldBatch', () => {
   it('keeps an item created in the batch at its creation position through later edits and a tombstone', () => {
     const rows = [
       snapshot({ sequence: 1, stream: 1, prev: 0 }, show('m:0')),
@@ -284,7 +286,9 @@ describe('foldBatch', () => {
       },
     ]);
   });
+});
 
+describe('foldBatch', () => {
   it('leaves duplicates unchanged: rows applied already, or given twice in one batch', () => {
     const rows = chain(3);
     const state = { epoch: 'e1', lastStreamSequence: 2n, fence: 0 };
@@ -319,7 +323,9 @@ describe('foldBatch', () => {
       cleared: false,
     });
   });
+});
 
+describe('foldBatch', () => {
   it('starts the items over on an epoch roll and carries the highest fence across it', () => {
     const stored: [string, StoredItemState][] = [['m:0', { revision: 1, digest: 'd', deleted: false }]];
     const state = { epoch: 'e1', lastStreamSequence: 1n, fence: 4 };
@@ -430,6 +436,10 @@ describe('settled submissions', () => {
     expect(folded.writes!.receipts).toHaveLength(1);
     expect(folded.writes!.head.sequence).toBe(3n);
   });
+});
+
+describe('settled submissions', () => {
+  const id = pending.client_message_id;
 
   it('ignores a settlement without its pending row and a row for another payload', () => {
     const known = new Map<string, StoredSubmissionState>();

@@ -12,30 +12,30 @@ const schema = z
   .superRefine(checkRedisEnv)
   .transform(redisSettings);
 
-describe('Redis connection settings', () => {
-  let dir: string;
-  let pem: string;
-  let passwordFile: string;
+let dir: string;
+let pem: string;
+let passwordFile: string;
 
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'redis-config-'));
-    pem = join(dir, 'material.pem');
-    writeFileSync(pem, 'not read by the config, only checked for readability');
-    passwordFile = join(dir, 'password');
-    writeFileSync(passwordFile, 's3cret:with@odd/chars\n');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'redis-config-'));
+  pem = join(dir, 'material.pem');
+  writeFileSync(pem, 'not read by the config, only checked for readability');
+  passwordFile = join(dir, 'password');
+  writeFileSync(passwordFile, 's3cret:with@odd/chars\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function problemsOf(env: Record<string, string>): string[] {
-    try {
-      loadConfig(schema, env);
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-    throw new Error('the configuration was accepted');
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(schema, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
   }
+  throw new Error('the configuration was accepted');
+}
 
+describe('Redis connection settings', () => {
   it('defaults to one local server, database 0, no auth, no TLS', () => {
     expect(loadConfig(schema, {})).toEqual({
       mode: 'standalone',
@@ -68,7 +68,9 @@ describe('Redis connection settings', () => {
     });
     expect(loadConfig(schema, { TETHER_REDIS_URL: 'rediss://redis.example' }).tls).toEqual({});
   });
+});
 
+describe('Redis connection settings', () => {
   it('reads a Redis Cluster from a redis-cluster:// URL or from TETHER_REDIS_CLUSTER_NODES', () => {
     const nodes = [
       { host: '10.0.0.1', port: 7000 },
@@ -120,7 +122,9 @@ describe('Redis connection settings', () => {
       sentinelPassword: 's3cret:with@odd/chars',
     });
   });
+});
 
+describe('Redis connection settings', () => {
   it.each([
     [{ TETHER_REDIS_URL: 'http://redis:6379' }, 'TETHER_REDIS_URL: must be a redis://'],
     [{ TETHER_REDIS_URL: 'redis://a:1,b:2' }, 'TETHER_REDIS_URL: names several hosts'],
