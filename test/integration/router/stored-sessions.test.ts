@@ -8,10 +8,9 @@ import {
   type EdgeAgentRequest,
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
-  type HistoryJournalPageReply,
 } from '#contracts';
 import { RpcRemoteError, requestService } from '#messaging';
-import { testServices, TEST_EDGE_SECRET } from '#test-support';
+import { pollUntil, testServices, TEST_EDGE_SECRET } from '#test-support';
 import { Redis } from 'ioredis';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
@@ -21,7 +20,7 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
-import { fakeEdge, startTestRouter, type Suite } from './router-harness.js';
+import { fakeEdge, ROUTER_POLL, startTestRouter, type Suite } from './router-harness.js';
 
 jest.setTimeout(30_000);
 
@@ -104,7 +103,8 @@ describe('router + history: stored sessions', () => {
       if (!s) return result('not_found');
       switch (rpc.request.action) {
         case 'send':
-          if (rpc.reset_revision !== undefined) {
+          // The edge's rule: an empty window does not roll; otherwise only on its journaled revision.
+          if (rpc.reset_revision !== undefined && s.messages.length > 0) {
             if (rpc.reset_revision !== s.revision) return result('busy');
             s.window += 1;
             s.messages = [];
@@ -126,8 +126,36 @@ describe('router + history: stored sessions', () => {
           return view(id, s);
       }
     });
-    return { edge, sessions };
+    /** What the edge's own session update of `id` carries to the router's journal. */
+    const journal = (id: string) => {
+      const s = sessions.get(id)!;
+      return requestService(
+        h.nc,
+        h.subjects,
+        'routerSessionUpdate',
+        {
+          edge_id: edgeId,
+          edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
+          actor_id: OWNER,
+          access_id: accessId,
+          session_id: id,
+          revision: s.revision,
+          emitted_at: Date.now(),
+          snapshot: view(id, s),
+        },
+        { timeoutMs: 10_000 },
+      );
+    };
+    return { edge, sessions, journal };
   }
+
+  /** A transcript page once history has archived it from the journal. */
+  const archivedPage = (session: string, before: number) =>
+    pollUntil(
+      () => route({ action: 'transcript', session_id: session, history_before: String(before) }),
+      (reply) => reply.status === 'ok',
+      ROUTER_POLL,
+    );
 
   it('answers poll, watch and stop of an offline edge with the archived snapshot, live-only fields stripped', async () => {
     const session = sessionId();
@@ -265,25 +293,30 @@ describe('router + history: stored sessions', () => {
     await expect(route({ action: 'poll', session_id: target })).resolves.toEqual(result('unavailable'));
   });
 
-  it('archives the finished round, then sends with reset_revision; pages come back one round at a time', async () => {
+  it('sends once, with the journaled revision; history archives each finished round from the journal', async () => {
     const session = sessionId();
-    await save(session, 1, { messages: [] });
-    const { edge, sessions } = scriptedEdge();
+    const { edge, sessions, journal } = scriptedEdge();
     sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
     await edge.ready();
     try {
-      // An empty window is not archived and needs no reset.
-      await route({ action: 'send', session_id: session, text: 'first round' });
-      expect(edge.requests.find((rpc) => rpc.request.action === 'send')?.reset_revision).toBeUndefined();
+      await journal(session);
+      // An empty window has nothing to archive: it does not roll.
+      const first = await route({ action: 'send', session_id: session, text: 'first round' });
+      expect(first).toMatchObject({ status: 'ok', window: 0 });
+      expect(edge.requests.find((rpc) => rpc.request.action === 'send')?.reset_revision).toBe(1);
+      await journal(session);
 
       const second = await route({ action: 'send', session_id: session, text: 'second round' });
       expect(second).toMatchObject({ status: 'ok', window: 1 });
       expect(edge.requests.filter((rpc) => rpc.request.action === 'send').at(-1)?.reset_revision).toBe(3);
-
+      await journal(session);
       await route({ action: 'send', session_id: session, text: 'third round' });
+      await journal(session);
+      // One edge call a send: nothing is read from the edge or archived before it.
+      expect(edge.actions()).toEqual(['send', 'send', 'send']);
 
       // The client pages back from the live window (2).
-      const newest = await route({ action: 'transcript', session_id: session, history_before: '2' });
+      const newest = await archivedPage(session, 2);
       expect(newest).toMatchObject({
         status: 'ok',
         window: 1,
@@ -292,7 +325,7 @@ describe('router + history: stored sessions', () => {
         history_windowing: true,
       });
       expect(newest.messages?.[0]?.text).toBe('second round');
-      const older = await route({ action: 'transcript', session_id: session, history_before: '1' });
+      const older = await archivedPage(session, 1);
       expect(older).toMatchObject({ window: 0, history_persistent: true });
       expect(older.messages?.map((m) => m.text)).toEqual(['first round', 'done']);
       // Nothing for a session that never archived a round.
@@ -310,118 +343,47 @@ describe('router + history: stored sessions', () => {
     }
   });
 
-  it('journals a round before the edge resets its window, though the edge’s own update of it was lost', async () => {
+  it('never rolls a window whose final state the journal lacks: busy, then archived once journaled', async () => {
     const session = sessionId();
-    // The router journals the session (revision 1); every later edge update is lost, as when a
-    // router dies before acking one and the edge retries with its newest state only.
-    await requestService(
-      h.nc,
-      h.subjects,
-      'routerSessionUpdate',
-      {
-        edge_id: edgeId,
-        edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
-        actor_id: OWNER,
-        access_id: accessId,
-        session_id: session,
-        revision: 1,
-        emitted_at: Date.now(),
-        snapshot: result('ok', { session_id: session, revision: 1, history_windowing: true }),
-      },
-      { timeoutMs: 10_000 },
-    );
-    const { edge, sessions } = scriptedEdge();
+    const { edge, sessions, journal } = scriptedEdge();
     sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
     await edge.ready();
     try {
+      await journal(session);
       await route({ action: 'send', session_id: session, text: 'first round' });
-      await route({ action: 'send', session_id: session, text: 'second round' });
-      await route({ action: 'send', session_id: session, text: 'third round' });
-    } finally {
-      edge.stop();
-    }
-    // Rounds 0 and 1 were read from the edge before each reset and journaled: both are paged.
-    const deadline = Date.now() + 10_000;
-    let texts: unknown[] = [];
-    while (Date.now() < deadline) {
-      const reply: HistoryJournalPageReply = await h.call('historyJournalPage', {
-        actor_id: OWNER,
-        access_id: accessId,
-        edge_id: edgeId,
-        session_id: session,
-        direction: 'tail',
-        limit: 200,
-      });
-      const items = reply.ok ? reply.page.items : reply.snapshot.items;
-      texts = items.filter((item) => item.body?.['role'] === 'user').map((item) => item.body?.['text']);
-      if (texts.length >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(texts).toEqual(['first round', 'second round']);
-  });
-
-  it('passes busy on a reset mismatch and refuses a running session before archiving', async () => {
-    const session = sessionId();
-    let revision = 5;
-    const edge = fakeEdge(suite(), edgeId, (rpc) => {
-      const snapshot = result('ok', {
-        session_id: session,
-        revision,
-        history_windowing: true,
-        messages: [{ role: 'user', text: 'x' }],
-      });
-      if (rpc.request.action === 'snapshot') {
-        revision += 1; // A concurrent change lands between the snapshot and the send.
-        return snapshot;
-      }
-      return rpc.reset_revision === revision ? snapshot : result('busy');
-    });
-    await edge.ready();
-    try {
-      await save(session, 5);
-      await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
+      // The edge's update of the finished round is lost (a router died before acking it): the
+      // journal holds revision 1 only, so the round would be lost with the roll.
+      await expect(route({ action: 'send', session_id: session, text: 'second round' })).resolves.toEqual(
         result('busy'),
       );
+      expect(sessions.get(session)).toMatchObject({ window: 0, revision: 3 });
+      // The edge retries its newest state; once journaled, the send rolls and the round is archived.
+      await journal(session);
+      const second = await route({ action: 'send', session_id: session, text: 'second round' });
+      expect(second).toMatchObject({ status: 'ok', window: 1 });
+      await journal(session);
+      const archived = await archivedPage(session, 1);
+      expect(archived.messages?.map((m) => m.text)).toEqual(['first round', 'done']);
     } finally {
       edge.stop();
     }
-    const running = fakeEdge(suite(), edgeId, () => result('ok', { session_id: session, running: true }));
+  });
+
+  it('passes the edge’s busy through: a running session is asked once, and nothing is archived', async () => {
+    const session = sessionId();
+    await save(session, 5);
+    const running = fakeEdge(suite(), edgeId, () => result('busy'));
     await running.ready();
     try {
       await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
         result('busy'),
       );
-      expect(running.actions()).toEqual(['snapshot']);
+      expect(running.actions()).toEqual(['send']);
+      expect(running.requests[0]?.reset_revision).toBe(5);
     } finally {
       running.stop();
     }
-  });
-
-  it('does not send when the window cannot be archived', async () => {
-    const session = sessionId();
-    await save(session, 2);
-    await h.call('historyDelete', {
-      actor_id: OWNER,
-      access_id: accessId,
-      edge_id: edgeId,
-      session_id: session,
-    });
-    const edge = fakeEdge(suite(), edgeId, () =>
-      result('ok', {
-        session_id: session,
-        revision: 2,
-        history_windowing: true,
-        messages: [{ role: 'user', text: 'x' }],
-      }),
-    );
-    await edge.ready();
-    try {
-      await expect(route({ action: 'send', session_id: session, text: 'y' })).resolves.toEqual(
-        result('not_found'),
-      );
-      expect(edge.actions()).toEqual(['snapshot']);
-    } finally {
-      edge.stop();
-    }
+    const pages = await h.db.query('SELECT 1 FROM session_history_pages WHERE session_id = $1', [session]);
+    expect(pages.rowCount).toBe(0);
   });
 });

@@ -175,7 +175,7 @@ export class LiveSession {
     return this.turn.timing;
   }
 
-  /** Window rollover after the router archived the current one (reference §2.3 send step 5). */
+  /** Window rollover once the current one's final state is journaled (reference §2.3 send step 5). */
   resetWindow(): void {
     this.title.freeze(this.displayTitle());
     this.transcript.rollOver();

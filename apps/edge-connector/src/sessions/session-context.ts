@@ -27,6 +27,8 @@ export interface SessionsContext {
   readonly dispatches: DispatchRecords;
   /** directories, file_* and attachments; without it they answer `upgrade_required`. */
   readonly files: FilesService | undefined;
+  /** Whether the router journaled this revision of the session (see SessionChangeSink.journaled). */
+  readonly journaled: (sessionId: string, revision: number, timeoutMs: number) => Promise<boolean>;
 }
 
 export function requireFiles(context: SessionsContext): FilesService {

@@ -41,6 +41,11 @@ export type SessionChange = Omit<SessionUpdate, 'edge_id' | 'edge_token'>;
 /** Receives a way to build the latest update of a session after each change (see updates/). */
 export interface SessionChangeSink {
   changed(sessionId: string, build: () => SessionChange): void;
+  /**
+   * Whether the router has journaled `revision` (or a newer one) of the session, waiting up to
+   * `timeoutMs` for an update still in flight. Without it, only the router's own word counts.
+   */
+  journaled?(sessionId: string, revision: number, timeoutMs: number): Promise<boolean>;
 }
 
 export interface SessionsOptions {
@@ -115,6 +120,8 @@ export class SessionsService {
       bindings: this.bindings,
       dispatches: this.dispatches,
       files,
+      journaled: (sessionId, revision, timeoutMs) =>
+        this.sink.journaled?.(sessionId, revision, timeoutMs) ?? Promise.resolve(false),
     };
     this.handlers = new Map(
       Object.entries({

@@ -49,7 +49,7 @@ export class TranscriptWindow {
     for (const message of messages) this.push(message.role, message.text, message.attachments);
   }
 
-  /** Window rollover after the router archived the current one. */
+  /** Window rollover once the current one's final state is journaled (history archives it from there). */
   rollOver(): void {
     this.window += 1;
     this.messages = [];

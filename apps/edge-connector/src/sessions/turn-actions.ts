@@ -18,18 +18,48 @@ function checkSend(rpc: EdgeAgentRPCRequest, session: LiveSession, attached?: Pr
   if (!text.trim() && !attached) throw new EdgeStatusError('invalid_request', 'The prompt is blank.');
   if (session.running || session.closed || !session.agent)
     throw new EdgeStatusError('busy', 'The session is busy.');
-  // Only the router sets it, after archiving exactly this revision; anything newer would be lost.
-  if (rpc.reset_revision && (!session.saved || session.revision !== rpc.reset_revision)) {
-    throw new EdgeStatusError('busy', 'The archived revision is stale.');
-  }
+  if (rpc.reset_revision && !session.saved)
+    throw new EdgeStatusError('busy', 'Only saved sessions roll windows.');
 }
 
-/** The attachments of a send, prepared before its checks; refused ones are discarded again. */
+/** How long a send waits for the router to journal this edge's last update of the window. */
+export const RESET_JOURNAL_WAIT_MS = 2_000;
+
+/**
+ * Whether this send rolls the display window (reference §2.3 send step 5). Only the router asks
+ * for it, with `reset_revision`: the last revision of the session it has journaled. History
+ * archives the finished round from the journal, so the window rolls only when its final state is
+ * there: that very revision, or a newer one the router has acknowledged to this edge (its update
+ * may have been on its way while the router read the head). Anything else would lose what is
+ * newer: `busy`. An empty window has nothing to archive and does not roll.
+ */
+async function rollsWindow(
+  context: SessionsContext,
+  rpc: EdgeAgentRPCRequest,
+  session: LiveSession,
+): Promise<boolean> {
+  if (!rpc.reset_revision || session.isEmpty) return false;
+  const revision = session.revision;
+  if (revision === rpc.reset_revision) return true;
+  if (
+    revision > rpc.reset_revision &&
+    (await context.journaled(session.id, revision, RESET_JOURNAL_WAIT_MS)) &&
+    session.revision === revision
+  ) {
+    return true;
+  }
+  throw new EdgeStatusError('busy', 'The archived revision is stale.');
+}
+
+/**
+ * The attachments of a send, prepared before its checks (refused ones are discarded again), and
+ * whether it rolls the window.
+ */
 async function prepare(
   context: SessionsContext,
   rpc: EdgeAgentRPCRequest,
   session: LiveSession,
-): Promise<PreparedAttachments | undefined> {
+): Promise<{ attached: PreparedAttachments | undefined; roll: boolean }> {
   const { files } = context;
   let attached: PreparedAttachments | undefined;
   if ((rpc.request.attachments ?? []).length > 0) {
@@ -39,11 +69,11 @@ async function prepare(
   }
   try {
     checkSend(rpc, session, attached);
+    return { attached, roll: await rollsWindow(context, rpc, session) };
   } catch (error) {
     await files?.attachments.discard(attached);
     throw error;
   }
-  return attached;
 }
 
 async function sendLocked(
@@ -55,12 +85,12 @@ async function sendLocked(
   const request = rpc.request;
   // The session may have been discarded while this send waited for the lock.
   context.registry.lookup(rpc);
-  const attached = await prepare(context, rpc, session);
+  const { attached, roll } = await prepare(context, rpc, session);
   const text = request.text ?? '';
   const skill = request.skill_id
     ? session.skills.find((candidate) => candidate.id === request.skill_id)
     : undefined;
-  if (rpc.reset_revision) session.resetWindow();
+  if (roll) session.resetWindow();
   session.beginTurn(text, attached?.files);
   const timing = session.turnTiming;
   try {

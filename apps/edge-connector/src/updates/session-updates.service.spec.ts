@@ -40,19 +40,15 @@ const change = (revision: number): SessionChange => ({
   emitted_at: 1,
 });
 
+function setup() {
+  const nats = new FakeNats();
+  const config = { edgeId: '9', edgeToken: 'token' } as EdgeConfig;
+  const service = new SessionUpdatesService(nats as unknown as NatsConnection, new Subjects('tunit'), config);
+  return { nats, service };
+}
+
 describe('SessionUpdatesService', () => {
   beforeAll(() => Logger.overrideLogger(false));
-
-  function setup() {
-    const nats = new FakeNats();
-    const config = { edgeId: '9', edgeToken: 'token' } as EdgeConfig;
-    const service = new SessionUpdatesService(
-      nats as unknown as NatsConnection,
-      new Subjects('tunit'),
-      config,
-    );
-    return { nats, service };
-  }
 
   it('keeps one update in flight and sends only the newest state after it, in order', async () => {
     const { nats, service } = setup();
@@ -78,5 +74,36 @@ describe('SessionUpdatesService', () => {
     expect(nats.sent.map((update) => update.revision)).toEqual([7, 7]);
     expect(await service.flush(1_000)).toBe(true);
     service.stop();
+  });
+});
+
+describe('SessionUpdatesService.journaled', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  const id = 's'.repeat(32);
+
+  it('is true for an acked revision or an older one, false for a newer one nothing carries', async () => {
+    const { nats, service } = setup();
+    service.changed(id, () => change(4));
+    await nats.answer(true);
+    await expect(service.journaled(id, 4, 0)).resolves.toBe(true);
+    await expect(service.journaled(id, 3, 0)).resolves.toBe(true);
+    await expect(service.journaled(id, 5, 1_000)).resolves.toBe(false);
+    await expect(service.journaled('t'.repeat(32), 1, 1_000)).resolves.toBe(false);
+  });
+
+  it('waits for the update in flight and answers from its ack', async () => {
+    const { nats, service } = setup();
+    service.changed(id, () => change(7));
+    const waiting = service.journaled(id, 7, 5_000);
+    await nats.answer(true);
+    await expect(waiting).resolves.toBe(true);
+
+    service.changed(id, () => change(8));
+    const refused = service.journaled(id, 8, 5_000);
+    await nats.answer(false);
+    // Not acked: the update is retried later, and the wait ends with the timeout, unconfirmed.
+    await expect(service.journaled(id, 8, 50)).resolves.toBe(false);
+    service.stop();
+    await expect(refused).resolves.toBe(false);
   });
 });

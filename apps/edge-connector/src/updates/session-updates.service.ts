@@ -16,6 +16,8 @@ export const SESSION_UPDATE_TIMEOUT_MS = 5_000;
 /** Retry backoff: doubles from the first delay up to the cap, so a router outage costs little. */
 export const SESSION_UPDATE_RETRY_FIRST_MS = 200;
 export const SESSION_UPDATE_RETRY_MAX_MS = 10_000;
+/** Sessions whose last journaled revision is remembered; the oldest is forgotten beyond it. */
+export const JOURNALED_REVISIONS_MAX = 10_000;
 
 interface Entry {
   build: () => SessionChange;
@@ -33,6 +35,9 @@ export class SessionUpdatesService implements SessionChangeSink {
   private readonly log = new Logger(SessionUpdatesService.name);
   private readonly entries = new Map<string, Entry>();
   private idleWaiters: (() => void)[] = [];
+  /** The newest revision the router acked, per session (in the order they were last acked). */
+  private readonly acked = new Map<string, number>();
+  private readonly ackWaiters = new Map<string, Set<() => void>>();
   private stopped = false;
 
   constructor(
@@ -52,6 +57,50 @@ export class SessionUpdatesService implements SessionChangeSink {
     entry.dirty = true;
     entry.trace = context.active();
     if (!entry.inFlight && !entry.timer) void this.send(sessionId, entry);
+  }
+
+  /**
+   * Whether the router has journaled `revision` (or newer) of the session: known from its acks,
+   * or awaited while an update is in flight, for at most `timeoutMs`.
+   */
+  async journaled(sessionId: string, revision: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.acked.get(sessionId) ?? 0) < revision) {
+      const left = deadline - Date.now();
+      if (this.stopped || !this.entries.has(sessionId) || left <= 0) return false;
+      await this.nextAck(sessionId, left);
+    }
+    return true;
+  }
+
+  private nextAck(sessionId: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.ackWaiters.get(sessionId) ?? new Set<() => void>();
+      this.ackWaiters.set(sessionId, waiters);
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0) this.ackWaiters.delete(sessionId);
+        resolve();
+      };
+      const timer = setTimeout(wake, timeoutMs);
+      waiters.add(wake);
+    });
+  }
+
+  /** Notes an acked revision and wakes whoever waits on the session. */
+  private noteAck(sessionId: string, revision: number): void {
+    const newest = Math.max(revision, this.acked.get(sessionId) ?? 0);
+    this.acked.delete(sessionId);
+    this.acked.set(sessionId, newest);
+    if (this.acked.size > JOURNALED_REVISIONS_MAX) {
+      const oldest = this.acked.keys().next().value;
+      if (oldest !== undefined) this.acked.delete(oldest);
+    }
+  }
+
+  private wakeAckWaiters(sessionId: string): void {
+    for (const wake of [...(this.ackWaiters.get(sessionId) ?? [])]) wake();
   }
 
   /** Sessions with an update not yet acked. */
@@ -89,6 +138,7 @@ export class SessionUpdatesService implements SessionChangeSink {
     entry.inFlight = false;
     if (acked) {
       entry.failures = 0;
+      this.noteAck(sessionId, change.revision);
     } else {
       // Retry with whatever is newest by then; the router treats a repeated revision as a duplicate.
       entry.dirty = true;
@@ -97,9 +147,11 @@ export class SessionUpdatesService implements SessionChangeSink {
     if (this.stopped) return;
     if (!entry.dirty) {
       this.entries.delete(sessionId);
+      this.wakeAckWaiters(sessionId);
       if (this.entries.size === 0) this.wakeIdle();
       return;
     }
+    if (acked) this.wakeAckWaiters(sessionId);
     if (acked) {
       void this.send(sessionId, entry);
       return;
@@ -139,5 +191,6 @@ export class SessionUpdatesService implements SessionChangeSink {
       this.log.warn(`${this.entries.size} session updates were not acked before shutdown.`);
     this.entries.clear();
     this.wakeIdle();
+    for (const sessionId of [...this.ackWaiters.keys()]) this.wakeAckWaiters(sessionId);
   }
 }

@@ -13,6 +13,7 @@ import type {
   ItemRow,
   JournalRowWrite,
   JournalStateView,
+  PageWrite,
   ReceiptWrite,
   RowPosition,
   SessionColumns,
@@ -108,6 +109,10 @@ class SessionFold {
   private readonly receipts: ReceiptWrite[] = [];
   private readonly journal: JournalRowWrite[] = [];
   private window: number | undefined;
+  /** The window and the page of the last applied snapshot (stored, then this batch's). */
+  private lastWindow: number | undefined;
+  private lastPage: (() => PageWrite | undefined) | undefined;
+  private readonly pages: PageWrite[] = [];
   private newest: SnapshotRecord | undefined;
   private head: { epoch: string; position: RowPosition } | undefined;
   /** A row of the batch opened a new epoch. */
@@ -118,6 +123,8 @@ class SessionFold {
     this.items = read.items;
     this.inDb = new Set(read.items.keys());
     this.submissions = read.submissions;
+    this.lastWindow = read.window;
+    this.lastPage = () => read.storedPage;
   }
 
   apply(row: BatchRow): BatchOutcome {
@@ -168,6 +175,7 @@ class SessionFold {
       this.setItem(tomb.itemId, { revision: tomb.revision, body: null, digest: null, deleted: true });
     }
     this.window = structured.window;
+    this.archive(record);
     if (!this.newest || record.revision > this.newest.revision) this.newest = record;
     this.journal.push({
       epoch: record.epoch,
@@ -178,6 +186,21 @@ class SessionFold {
       touched: [...plan.upserts.map((item) => item.itemId), ...plan.tombstones.map((tomb) => tomb.itemId)],
       clientMessageId: null,
     });
+  }
+
+  /**
+   * A snapshot of a later window than the last applied one: that window is finished (the edge
+   * rolls it only once its final state is journaled, and rows apply in journal order), so its
+   * page is the last applied snapshot's. Windows are the edge's and outlive epochs.
+   */
+  private archive(record: SnapshotRecord): void {
+    const window = record.structured.window;
+    if (this.lastWindow !== undefined && window > this.lastWindow) {
+      const page = this.lastPage?.();
+      if (page && page.window === this.lastWindow) this.pages.push(page);
+    }
+    this.lastWindow = window;
+    this.lastPage = () => record.sealPage();
   }
 
   /** An item's new state; its creation position is this row's when `created`, else kept. */
@@ -208,6 +231,7 @@ class SessionFold {
       journal: this.journal,
       submissions: [...this.submissionWrites.values()],
       receipts: this.receipts,
+      pages: this.pages,
       head: {
         epoch: head.epoch,
         sequence: head.position.sequence,

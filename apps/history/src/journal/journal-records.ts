@@ -68,6 +68,15 @@ export interface SnapshotRecord extends SnapshotFields {
   journalPayload: Uint8Array<ArrayBuffer>;
   structured: StructuredRecord;
   sealSession(): SessionSeal;
+  /** The archived page of its window, as this snapshot leaves it (sealed only when archived). */
+  sealPage(): PageWrite;
+}
+
+/** One archived window (a finished round): its final state, sealed for the transcript. */
+export interface PageWrite {
+  window: number;
+  revision: bigint;
+  payload: Uint8Array<ArrayBuffer>;
 }
 
 /** A router-written submission row (it changes no snapshot and no session row). */
@@ -117,6 +126,13 @@ export interface JournalStateView {
 /** What a session's batch reads before it folds its rows: the state (locked), items and submissions. */
 export interface BatchReads {
   state: JournalStateView | undefined;
+  /** The display window of the last applied snapshot, when the session has a journal state. */
+  window?: number;
+  /**
+   * The page of that window as the stored session row leaves it: read only when a row of the
+   * batch starts a later window, so the finished one is archived (see SessionFold.archive).
+   */
+  storedPage?: PageWrite;
   items: Map<string, StoredItemState>;
   submissions: Map<string, StoredSubmissionState>;
 }
@@ -194,5 +210,7 @@ export interface BatchWrites {
   journal: JournalRowWrite[];
   submissions: SubmissionWrite[];
   receipts: ReceiptWrite[];
+  /** Windows the batch finished, archived (first write wins). */
+  pages: PageWrite[];
   head: HeadWrite;
 }

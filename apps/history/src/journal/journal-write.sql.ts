@@ -122,6 +122,7 @@ export interface ReadRequest {
 type ReadRow = {
   session_id: string;
   epoch: string | null;
+  window: number | null;
   last_stream_seq: bigint | null;
   fence: number | null;
   items: [string, number, string | null, boolean][] | null;
@@ -145,9 +146,10 @@ export async function readSessions(
     request.submissionIds.map((id) => ({ sessionId: request.sessionId, id })),
   );
   const state = lock
-    ? Prisma.sql`LEFT JOIN LATERAL (SELECT epoch, last_stream_seq, fence FROM journal_states
+    ? Prisma.sql`LEFT JOIN LATERAL (SELECT epoch, last_stream_seq, fence, "window" FROM journal_states
         WHERE session_id = k.session_id FOR UPDATE) st ON true`
-    : Prisma.sql`LEFT JOIN (SELECT NULL::text AS epoch, NULL::bigint AS last_stream_seq, NULL::int AS fence) st ON true`;
+    : Prisma.sql`LEFT JOIN (SELECT NULL::text AS epoch, NULL::bigint AS last_stream_seq, NULL::int AS fence,
+        NULL::int AS "window") st ON true`;
   const submissions =
     wanted.length > 0
       ? Prisma.sql`(SELECT json_agg(json_build_array(j.client_message_id, j.dispatch_state, j.payload_fingerprint))
@@ -158,7 +160,7 @@ export async function readSessions(
           WHERE w.session_id = k.session_id)`
       : Prisma.sql`NULL::json`;
   const rows = await tx.$queryRaw<ReadRow[]>`
-    SELECT k.session_id, st.epoch, st.last_stream_seq, st.fence,
+    SELECT k.session_id, st.epoch, st.last_stream_seq, st.fence, st."window",
       CASE WHEN k.items THEN (SELECT json_agg(json_build_array(i.item_id, i.revision, i.body_digest, i.deleted))
         FROM journal_items i WHERE i.session_id = k.session_id) END AS items,
       ${submissions} AS submissions
@@ -171,6 +173,7 @@ export async function readSessions(
       row.epoch === null
         ? undefined
         : { epoch: row.epoch, lastStreamSequence: BigInt(row.last_stream_seq!), fence: row.fence! },
+    ...(row.window === null ? {} : { window: row.window }),
     items: new Map(
       (row.items ?? []).map(([itemId, revision, digest, deleted]) => [itemId, { revision, digest, deleted }]),
     ),
@@ -181,6 +184,25 @@ export async function readSessions(
       ]),
     ),
   }));
+}
+
+/**
+ * The stored snapshot (session row ciphertext) of each key, in the given order; null where the
+ * row is missing, a tombstone or holds no snapshot. Read under the row locks the batch holds.
+ */
+export async function readStoredPayloads(
+  tx: Prisma.TransactionClient,
+  keys: readonly StoredSessionKey[],
+): Promise<(Uint8Array<ArrayBuffer> | null)[]> {
+  const rows = await tx.$queryRaw<{ payload: Uint8Array<ArrayBuffer> | null }[]>`
+    SELECT h.payload
+    FROM unnest(${keys.map((key) => key.ownerId)}::text[], ${keys.map((key) => key.accessId)}::char(32)[],
+      ${keys.map((key) => key.edgeId)}::bigint[], ${keys.map((key) => key.sessionId)}::text[])
+      WITH ORDINALITY AS k(owner_id, access_id, edge_id, session_id, ord)
+    LEFT JOIN session_histories h ON h.owner_id = k.owner_id AND h.access_id = k.access_id
+      AND h.edge_id = k.edge_id AND h.session_id = k.session_id AND h.deleted = false
+    ORDER BY k.ord`;
+  return rows.map((row) => row.payload);
 }
 
 /** Starts the reduced items of these sessions over (a new epoch). */
@@ -217,6 +239,7 @@ export async function writeBatches(
     createdSubmissions(writes),
     updatedSubmissions(writes),
     receiptRows(writes),
+    archivedPages(writes),
     heads(writes),
   ].flatMap((part) => (part ? [part] : []));
   await tx.$executeRaw`
@@ -316,6 +339,18 @@ function journalRows(writes: readonly BatchWrites[]): Prisma.Sql | null {
         ${rows.map((row) => JSON.stringify(row.touched))}::text[], ${rows.map((row) => row.clientMessageId)}::text[])
         AS t(session_id, owner_id, access_id, edge_id, epoch, revision, payload, recorded_at, sequence, touched,
           client_message_id)
+      ON CONFLICT DO NOTHING)`;
+}
+
+/** The windows the batches finished, archived; a page stored already (first write wins) stays. */
+function archivedPages(writes: readonly BatchWrites[]): Prisma.Sql | null {
+  const pages = each(writes, (write) => write.pages);
+  if (pages.length === 0) return null;
+  const rows = pages.map((row) => row.value);
+  return Prisma.sql`archived_pages AS (
+      INSERT INTO session_history_pages (session_id, owner_id, access_id, edge_id, "window", revision, payload)
+      SELECT * FROM unnest(${keyArrays(pages)}, ${rows.map((row) => row.window)}::int[],
+        ${rows.map((row) => row.revision)}::bigint[], ${rows.map((row) => row.payload)}::bytea[])
       ON CONFLICT DO NOTHING)`;
 }
 

@@ -7,6 +7,7 @@ import type {
   BatchReads,
   BatchRow,
   BatchWrites,
+  PageWrite,
   SaveOutcome,
   SessionSeal,
   SnapshotFields,
@@ -15,6 +16,7 @@ import {
   clearItems,
   lockSessionsForWrite,
   readSessions,
+  readStoredPayloads,
   writeBatches,
   type ReadRequest,
 } from './journal-write.sql.js';
@@ -23,6 +25,8 @@ import {
 export interface SessionBatch {
   key: StoredSessionKey;
   rows: readonly BatchRow[];
+  /** Seals the page of the stored session row's snapshot (its ciphertext); null: unreadable. */
+  sealStoredPage(payload: Uint8Array<ArrayBuffer>): PageWrite | null;
 }
 
 /** A snapshot row stored before the router sequenced rows: no position, no turn in the chain. */
@@ -172,10 +176,41 @@ async function readBatches(tx: Prisma.TransactionClient, live: readonly LiveBatc
       false,
     );
     unguarded.forEach((position, at) => {
-      reads[position] = { ...reread[at]!, state: reads[position]!.state };
+      const { state, window } = reads[position]!;
+      reads[position] = { ...reread[at]!, state, ...(window === undefined ? {} : { window }) };
     });
   }
+  await readStoredPages(tx, live, reads);
   return reads;
+}
+
+/**
+ * The stored page of each batch that starts a later window than its session's last applied
+ * snapshot (once a round, not once a row): the finished window is archived from the session
+ * row when no row of the batch itself holds its final state.
+ */
+async function readStoredPages(
+  tx: Prisma.TransactionClient,
+  live: readonly LiveBatch[],
+  reads: BatchReads[],
+): Promise<void> {
+  const rolling = live.flatMap((entry, position) => {
+    const window = reads[position]!.window;
+    const rolls = entry.batch.rows.some(
+      (row) => row.kind === 'snapshot' && window !== undefined && row.record.structured.window > window,
+    );
+    return rolls && entry.lock !== null ? [position] : [];
+  });
+  if (rolling.length === 0) return;
+  const payloads = await readStoredPayloads(
+    tx,
+    rolling.map((position) => live[position]!.batch.key),
+  );
+  rolling.forEach((position, at) => {
+    const payload = payloads[at];
+    const page = payload ? live[position]!.batch.sealStoredPage(payload) : null;
+    if (page) reads[position] = { ...reads[position]!, storedPage: page };
+  });
 }
 
 /** Keys in one total order (the order a multi-session writer takes their locks in). */

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   isSubmissionEntry,
   Limits,
+  type EdgeAgentResult,
   type JournalEntry,
   type JournalMessage,
   type JournalSubmissionEntry,
@@ -9,11 +10,12 @@ import {
 import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
-import { sessionSummary, storedSnapshot } from '../common/stored-session.js';
+import { pageOf, sessionSummary, storedSnapshot } from '../common/stored-session.js';
 import { reduce, windowOf, type RenderBody } from './journal-reducer.js';
 import type {
   BatchOutcome,
   BatchRow,
+  PageWrite,
   SaveOutcome,
   SessionSeal,
   SnapshotFields,
@@ -98,7 +100,13 @@ export class JournalService {
       if (runs.length === 0) return;
       const pending = runs;
       runs = [];
-      const done = await this.journal.saveBatches(pending.map((run) => ({ key: run.key, rows: run.rows })));
+      const done = await this.journal.saveBatches(
+        pending.map((run) => ({
+          key: run.key,
+          rows: run.rows,
+          sealStoredPage: (payload) => this.storedPage(run.key, payload),
+        })),
+      );
       pending.forEach((run, index) => {
         const results = done[index]!;
         run.at.forEach((entry, position) => (outcomes[entry] = results[position]!));
@@ -169,7 +177,33 @@ export class JournalService {
     }
     const { fields, journalPayload, sealSession } = this.sealedSnapshot(message, key);
     const structured = this.structured(message, message.sequence, key, delivery);
-    return { kind: 'snapshot', record: { ...fields, journalPayload, sealSession, structured } };
+    const sealPage = () => this.sealedPage(key, message.snapshot);
+    return { kind: 'snapshot', record: { ...fields, journalPayload, sealSession, sealPage, structured } };
+  }
+
+  /** The archived page of a snapshot's window, as that snapshot leaves it. */
+  private sealedPage(key: StoredSessionKey, snapshot: EdgeAgentResult): PageWrite {
+    const window = windowOf(snapshot);
+    return {
+      window,
+      revision: BigInt(snapshot.revision ?? 0),
+      payload: this.cipher.encryptJson(pageOf(snapshot), Aad.page(key, window)),
+    };
+  }
+
+  /**
+   * The page of the window the stored session row shows (its last applied snapshot); null when
+   * it does not decrypt — that window then goes unarchived, and the journal still moves on.
+   */
+  private storedPage(key: StoredSessionKey, payload: Uint8Array<ArrayBuffer>): PageWrite | null {
+    try {
+      return this.sealedPage(key, this.cipher.decryptJson<EdgeAgentResult>(payload, Aad.payload(key)));
+    } catch (error) {
+      this.logger.warn(
+        `Session ${key.sessionId}: stored snapshot unreadable, window not archived: ${(error as Error).message}`,
+      );
+      return null;
+    }
   }
 
   /** A row written before the router sequenced rows (see JournalRepository.saveUnsequenced). */

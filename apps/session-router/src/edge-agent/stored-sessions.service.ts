@@ -9,7 +9,7 @@ import {
   type HistorySessionScope,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, RpcRemoteError, JournalCipher } from '#messaging';
+import { NATS_CONNECTION, JournalCipher } from '#messaging';
 import {
   EdgeRpcClient,
   notDelivered,
@@ -95,58 +95,25 @@ export class StoredSessionsService {
   }
 
   /**
-   * send with windowing (reference §2.3 send, §4 windows): read the session without renewing
-   * its lease; refuse while a turn runs; archive the finished round, then ask the edge to reset
-   * only if its revision is still the archived one. No archive, no send. The delivery is the
-   * send's own (a refusal before it is `not_delivered`); `dispatch` goes to that call alone.
+   * send (reference §2.3 send, §4 windows), one edge call: `reset_revision` is the last revision
+   * of the session the journal holds, and the edge rolls its window only when that (or a newer
+   * revision this router acknowledged to it) is the window's final state. History archives the
+   * finished round from the journal, off the send path. The delivery is the send's own (a
+   * refusal before it is `not_delivered`); `dispatch` goes to that call alone.
    */
   async send(rpc: EdgeAgentRPCRequest, dispatch: DispatchOptions = {}): Promise<EdgeReply> {
     const scope = historyScope(rpc);
     if (!scope) return this.edge.call(rpc, dispatch);
-    const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
-    const snapshot = await this.edge.ask({
-      ...rpc,
-      request: { edge_id: edgeId, action: 'snapshot', session_id: sessionId, access_id: accessId },
-    });
-    if (snapshot.running) return notDelivered(result('busy'));
-    if (snapshot.closed || !snapshot.session_id || snapshot.status === 'not_found') {
-      return notDelivered(snapshot);
-    }
-    if (!snapshot.history_windowing || (snapshot.messages ?? []).length === 0) {
-      return this.edge.call(rpc, dispatch);
-    }
-    const refusal = await this.storeWindow(scope, snapshot);
-    if (refusal) return notDelivered(refusal);
-    return this.edge.call({ ...rpc, reset_revision: snapshot.revision ?? 0 }, dispatch);
-  }
-
-  /**
-   * The round goes to the archive (transcript pages) and its final state to the journal (the
-   * edge's own update of it may have been lost), side by side; both before the reset. Answers
-   * the refusal of the send when either failed.
-   */
-  private async storeWindow(
-    scope: HistorySessionScope,
-    snapshot: EdgeAgentResult,
-  ): Promise<EdgeAgentResult | null> {
-    const [archived, journaled] = await Promise.allSettled([
-      this.history.call('historyArchiveWindow', { ...scope, snapshot }),
-      this.journal.recordObserved(scope, snapshot),
-    ]);
-    if (archived.status === 'rejected') {
-      const error = archived.reason as Error;
-      this.log.warn(`Window of session ${scope.session_id} not archived, send refused: ${error.message}`);
-      return result(
-        error instanceof RpcRemoteError && error.code === 'not_found' ? 'not_found' : 'unavailable',
-      );
-    }
-    if (journaled.status === 'rejected') {
+    let journaled: number;
+    try {
+      journaled = await this.journal.journaledRevision(scope.session_id);
+    } catch (error) {
       this.log.warn(
-        `Window of session ${scope.session_id} not journaled, send refused: ${(journaled.reason as Error).message}`,
+        `Journal head of session ${scope.session_id} unreadable, send refused: ${(error as Error).message}`,
       );
-      return result('unavailable');
+      return notDelivered(result('unavailable'));
     }
-    return null;
+    return this.edge.call(journaled > 0 ? { ...rpc, reset_revision: journaled } : rpc, dispatch);
   }
 
   /** rename: a title override in history, answered with the archived view; live only without history. */

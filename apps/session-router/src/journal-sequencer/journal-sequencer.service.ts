@@ -133,6 +133,18 @@ export class JournalSequencerService {
     });
   }
 
+  /**
+   * The edge revision of the session's last journaled row (0: none yet), read without a lock:
+   * what a send may ask the edge to roll its window at. A head written meanwhile only makes the
+   * answer older, and the edge refuses to roll on an older revision than its own unless it knows
+   * the newer one journaled.
+   */
+  async journaledRevision(sessionId: string): Promise<number> {
+    const { head } = await this.repository.state(sessionId);
+    if (head) return head.revision ?? 0;
+    return (await this.stream.last(sessionId))?.entry?.revision ?? 0;
+  }
+
   private store(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
     return this.appendLock.holding(
