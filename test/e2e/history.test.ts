@@ -57,7 +57,8 @@ test('two sends, a transcript page, rename, an offline archived poll, delete, an
   const { edgeId, sessionId } = started;
   const base = sessionBase(started);
 
-  // Round one, then round two: the router archives round one and the edge resets its window.
+  // Round one, then round two: the edge resets its window, and history archives round one from
+  // the journal once it applies the first row of round two.
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: FIRST_PROMPT })).status).toBe('ok');
   const first = await watchUntilIdle(alice, base, started.revision);
   expect((await alice.agent<Snapshot>({ ...base, action: 'send', text: SECOND_PROMPT })).status).toBe('ok');
@@ -65,7 +66,10 @@ test('two sends, a transcript page, rename, an offline archived poll, delete, an
   expect(second.window).toBe(1);
   expect(second.messages?.[0]?.text).toBe(SECOND_PROMPT);
 
-  const page = await alice.agent<Snapshot>({ ...base, action: 'transcript', history_before: '1' });
+  const page = await eventually(async () => {
+    const reply = await alice.agent<Snapshot>({ ...base, action: 'transcript', history_before: '1' });
+    return reply.status === 'ok' ? reply : undefined;
+  }, 'the archived page of round one');
   expect(page).toMatchObject({ status: 'ok', window: 0, archived: true, closed: true });
   expect(page.messages?.[0]).toEqual(expect.objectContaining({ role: 'user', text: FIRST_PROMPT }));
 
