@@ -19,6 +19,11 @@ const object = (properties: Schema, required: string[] = [], description?: strin
 });
 
 export function resultSchemas(): Record<string, Schema> {
+  return { ...resultSchema(), ...operationSchemas(), ...partSchemas() };
+}
+
+/** The status and the result itself. */
+function resultSchema(): Record<string, Schema> {
   return {
     EdgeAgentStatus: {
       type: 'string',
@@ -83,6 +88,12 @@ export function resultSchemas(): Record<string, Schema> {
       ['version', 'status'],
       'Result of every action; empty fields are omitted and a missing boolean means false.',
     ),
+  };
+}
+
+/** What an enveloped mutation answers: its outcome, submission, resolution or refusal. */
+function operationSchemas(): Record<string, Schema> {
+  return {
     OperationOutcome: object(
       {
         client_operation_id: str(),
@@ -137,6 +148,12 @@ export function resultSchemas(): Record<string, Schema> {
       },
       ['code', 'message'],
     ),
+  };
+}
+
+/** The parts a result lists: installations, messages, activities, sessions, prompts, timing. */
+function partSchemas(): Record<string, Schema> {
+  return {
     Installation: object({ id: str(), kind: str(), path: str(), source: str() }, ['id', 'kind']),
     Message: object({ role: str(), text: str(), attachments: list(ref('AgentFile')) }, ['role']),
     AgentFile: object({ name: str(), path: str(), size: int(), directory: bool(), media_type: str() }),
