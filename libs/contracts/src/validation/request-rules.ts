@@ -1,5 +1,5 @@
 // The rules of reference §2.2 for an edge_agent request and the edge's RPC envelope checks.
-import { actionSpec, type FileAction } from '../actions.js';
+import { actionSpec, type ActionSpec, type FileAction } from '../actions.js';
 import {
   APPROVAL_DECISIONS,
   EDGE_AGENT_RPC_VERSION,
@@ -110,33 +110,25 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
   if (typeof r.edge_id !== 'string' || !isEdgeId(r.edge_id)) {
     return fail('edge_id must be a non-zero decimal uint64');
   }
-  const action = r.action;
-  const spec = actionSpec(action);
+  const spec = actionSpec(r.action);
   if (spec === undefined) return fail('unknown action');
+  // In this order: the first rule a request breaks is the one it is told about.
+  for (const rule of [checkSizes, validateEnvelope, checkPlacement, checkValues, checkActionValues]) {
+    const verdict = rule(r, spec);
+    if (!verdict.ok) return verdict;
+  }
+  return checkShape(r, spec);
+}
 
-  const installationId = r.installation_id ?? '';
-  const project = r.project ?? '';
-  const sessionId = r.session_id ?? '';
+/** Size limits. */
+function checkSizes(r: EdgeAgentRequest): ValidationResult {
   const text = r.text ?? '';
-  const skillId = r.skill_id ?? '';
-  const accessId = r.access_id ?? '';
+  const project = r.project ?? '';
+  const installationId = r.installation_id ?? '';
+  const sessionId = r.session_id ?? '';
   const directory = r.directory ?? '';
   const workingDirectory = r.working_directory ?? '';
-  const cursor = r.cursor ?? '';
   const model = r.model ?? '';
-  const title = r.title ?? '';
-  const historyPage = r.history_page ?? '';
-  const approvalId = r.approval_id ?? '';
-  const decision = r.decision ?? '';
-  const permissionMode = r.permission_mode ?? '';
-  const inputId = r.input_id ?? '';
-  const answers = r.answers ?? [];
-  const historyBefore = r.history_before ?? '';
-  const attachments = r.attachments ?? [];
-  const file = r.file;
-  const isFileAction = spec.file;
-
-  // Size limits.
   if (exceedsBytes(text, TEXT_MAX_BYTES)) return fail(`text exceeds ${TEXT_MAX_BYTES} bytes`);
   if (exceedsBytes(project, PROJECT_MAX_BYTES)) return fail(`project exceeds ${PROJECT_MAX_BYTES} bytes`);
   if (exceedsBytes(installationId, INSTALLATION_ID_MAX_BYTES)) {
@@ -152,145 +144,151 @@ export function validateEdgeAgentRequest(r: EdgeAgentRequest): ValidationResult 
     return fail(`working_directory exceeds ${DIRECTORY_MAX_BYTES} bytes`);
   }
   if (exceedsBytes(model, MODEL_MAX_BYTES)) return fail(`model exceeds ${MODEL_MAX_BYTES} bytes`);
+  return OK;
+}
 
-  const envelope = validateEnvelope(r);
-  if (!envelope.ok) return envelope;
-
-  // Fields that must be empty unless the action matches.
-  if (cursor !== '' && action !== 'watch') return fail('cursor is only allowed with watch');
-  if (model !== '' && action !== 'model') return fail('model is only allowed with model');
-  if (title !== '' && action !== 'rename') return fail('title is only allowed with rename');
-  if (directory !== '' && action !== 'directories') return fail('directory is only allowed with directories');
-  if (workingDirectory !== '' && action !== 'start')
+/** Fields that must be empty unless the action matches. */
+function checkPlacement(r: EdgeAgentRequest, spec: ActionSpec): ValidationResult {
+  const action = r.action;
+  if ((r.cursor ?? '') !== '' && action !== 'watch') return fail('cursor is only allowed with watch');
+  if ((r.model ?? '') !== '' && action !== 'model') return fail('model is only allowed with model');
+  if ((r.title ?? '') !== '' && action !== 'rename') return fail('title is only allowed with rename');
+  if ((r.directory ?? '') !== '' && action !== 'directories')
+    return fail('directory is only allowed with directories');
+  if ((r.working_directory ?? '') !== '' && action !== 'start')
     return fail('working_directory is only allowed with start');
-  if (historyPage !== '' && action !== 'sessions') return fail('history_page is only allowed with sessions');
-  if (historyBefore !== '' && action !== 'transcript') {
+  if ((r.history_page ?? '') !== '' && action !== 'sessions')
+    return fail('history_page is only allowed with sessions');
+  if ((r.history_before ?? '') !== '' && action !== 'transcript') {
     return fail('history_before is only allowed with transcript');
   }
-  if ((approvalId !== '' || decision !== '') && action !== 'approve') {
+  if (((r.approval_id ?? '') !== '' || (r.decision ?? '') !== '') && action !== 'approve') {
     return fail('approval_id and decision are only allowed with approve');
   }
-  if (permissionMode !== '' && action !== 'permissions') {
+  if ((r.permission_mode ?? '') !== '' && action !== 'permissions') {
     return fail('permission_mode is only allowed with permissions');
   }
-  if ((inputId !== '' || answers.length > 0) && action !== 'answer') {
+  if (((r.input_id ?? '') !== '' || (r.answers ?? []).length > 0) && action !== 'answer') {
     return fail('input_id and answers are only allowed with answer');
   }
-  if (skillId !== '' && action !== 'send') return fail('skill_id is only allowed with send');
-  if (attachments.length > 0 && (action !== 'send' || accessId === '')) {
+  if ((r.skill_id ?? '') !== '' && action !== 'send') return fail('skill_id is only allowed with send');
+  if ((r.attachments ?? []).length > 0 && (action !== 'send' || (r.access_id ?? '') === '')) {
     return fail('attachments are only allowed with send on a saved access');
   }
-  if (file !== undefined && !isFileAction) return fail('file is only allowed with file actions');
-  if (file === undefined && isFileAction) return fail('file is required with file actions');
+  if (r.file !== undefined && !spec.file) return fail('file is only allowed with file actions');
+  if (r.file === undefined && spec.file) return fail('file is required with file actions');
+  return OK;
+}
 
-  // Value rules.
+/** The values of the ids and cursors any action may carry. */
+function checkValues(r: EdgeAgentRequest): ValidationResult {
+  const accessId = r.access_id ?? '';
+  const skillId = r.skill_id ?? '';
+  const cursor = r.cursor ?? '';
+  const historyPage = r.history_page ?? '';
   if (accessId !== '' && !isOpaqueId(accessId)) return fail('access_id must be a 32-character id');
   if (skillId !== '' && !isOpaqueId(skillId)) return fail('skill_id must be a 32-character id');
   if (cursor !== '' && !isDecimalUint64(cursor)) return fail('cursor must be a decimal uint64');
   if (historyPage !== '' && !isHistoryPage(historyPage)) {
     return fail(`history_page must be an integer from 1 to ${HISTORY_PAGE_MAX}`);
   }
-  switch (action) {
+  return OK;
+}
+
+/** The free-form values of the actions that carry them, then attachments and file chunks. */
+function checkActionValues(r: EdgeAgentRequest): ValidationResult {
+  const problem = actionValueProblem(r);
+  if (problem !== null) return fail(problem);
+  const attachments = r.attachments ?? [];
+  const attached = attachments.length > 0 ? checkAttachments(attachments) : null;
+  if (attached !== null) return fail(attached);
+  const chunk = r.file !== undefined ? checkFileLimits(r.file) : null;
+  return chunk === null ? OK : fail(chunk);
+}
+
+function actionValueProblem(r: EdgeAgentRequest): string | null {
+  const title = r.title ?? '';
+  const model = r.model ?? '';
+  switch (r.action) {
     case 'rename':
-      if (!isValidUtf8(title)) return fail('title must be valid UTF-8');
-      if (isBlank(title)) return fail('title must not be blank');
-      if (runeCountExceeds(title, TITLE_MAX_RUNES))
-        return fail(`title exceeds ${TITLE_MAX_RUNES} characters`);
-      if (hasControlChars(title)) return fail('title must not contain control characters');
-      break;
+      if (!isValidUtf8(title)) return 'title must be valid UTF-8';
+      if (isBlank(title)) return 'title must not be blank';
+      if (runeCountExceeds(title, TITLE_MAX_RUNES)) return `title exceeds ${TITLE_MAX_RUNES} characters`;
+      if (hasControlChars(title)) return 'title must not contain control characters';
+      return null;
     case 'model':
-      if (model === '') return fail('model is required');
-      if (hasControlChars(model)) return fail('model must not contain control characters');
-      break;
+      if (model === '') return 'model is required';
+      if (hasControlChars(model)) return 'model must not contain control characters';
+      return null;
     case 'approve':
-      if (!isOpaqueId(approvalId)) return fail('approval_id must be a 32-character id');
-      if (!DECISION_SET.has(decision)) return fail('decision must be accept or decline');
-      break;
+      if (!isOpaqueId(r.approval_id ?? '')) return 'approval_id must be a 32-character id';
+      if (!DECISION_SET.has(r.decision ?? '')) return 'decision must be accept or decline';
+      return null;
     case 'permissions':
-      if (!PERMISSION_MODE_SET.has(permissionMode)) {
-        return fail('permission_mode must be read-only or workspace-write');
-      }
-      break;
-    case 'answer': {
-      if (!isOpaqueId(inputId)) return fail('input_id must be a 32-character id');
-      const problem = checkAnswers(answers);
-      if (problem !== null) return fail(problem);
-      break;
-    }
+      return PERMISSION_MODE_SET.has(r.permission_mode ?? '')
+        ? null
+        : 'permission_mode must be read-only or workspace-write';
+    case 'answer':
+      if (!isOpaqueId(r.input_id ?? '')) return 'input_id must be a 32-character id';
+      return checkAnswers(r.answers ?? []);
     case 'transcript':
-      if (!isHistoryBefore(historyBefore)) {
-        return fail('history_before must be a positive integer below 2^63');
-      }
-      if (!isOpaqueId(accessId)) return fail('transcript requires a 32-character access_id');
-      break;
+      if (!isHistoryBefore(r.history_before ?? ''))
+        return 'history_before must be a positive integer below 2^63';
+      if (!isOpaqueId(r.access_id ?? '')) return 'transcript requires a 32-character access_id';
+      return null;
     default:
       // The other actions carry no free-form values beyond the byte limits checked above.
-      break;
+      return null;
   }
-  if (attachments.length > 0) {
-    const problem = checkAttachments(attachments);
-    if (problem !== null) return fail(problem);
-  }
-  if (file !== undefined) {
-    const problem = checkFileLimits(file);
-    if (problem !== null) return fail(problem);
-  }
+}
 
-  // Required shape per action.
+/** Required shape per action: which of session, text, project and installation it takes. */
+function checkShape(r: EdgeAgentRequest, spec: ActionSpec): ValidationResult {
+  const problem = shapeProblem(r, spec);
+  return problem === null ? OK : fail(problem);
+}
+
+function shapeProblem(r: EdgeAgentRequest, spec: ActionSpec): string | null {
+  const { action } = r;
+  const sessionId = r.session_id ?? '';
+  const accessId = r.access_id ?? '';
   const noSession = sessionId === '';
-  const noText = text === '';
-  const noProject = project === '';
-  const noInstallation = installationId === '';
+  const noText = (r.text ?? '') === '';
+  const noProject = (r.project ?? '') === '';
+  const noInstallation = (r.installation_id ?? '') === '';
+  const noTextProjectOrInstallation = `${action} takes no text, project or installation`;
   switch (action) {
     case 'discover':
     case 'directories':
-      if (!noSession || !noText || !noProject || !noInstallation) {
-        return fail(`${action} takes no session, text, project or installation`);
-      }
-      break;
     case 'sessions':
-      if (!isOpaqueId(accessId)) return fail('sessions requires a 32-character access_id');
+      if (action === 'sessions' && !isOpaqueId(accessId)) return 'sessions requires a 32-character access_id';
       if (!noSession || !noText || !noProject || !noInstallation) {
-        return fail('sessions takes no session, text, project or installation');
+        return `${action} takes no session, text, project or installation`;
       }
-      break;
+      return null;
     case 'start':
-      if (!isOpaqueId(installationId)) return fail('start requires a 32-character installation_id');
-      if (noProject) return fail('start requires a project');
-      if (!noSession || !noText) return fail('start takes no session or text');
-      break;
+      if (!isOpaqueId(r.installation_id ?? '')) return 'start requires a 32-character installation_id';
+      if (noProject) return 'start requires a project';
+      return !noSession || !noText ? 'start takes no session or text' : null;
     case 'resume':
-      if (!isOpaqueId(sessionId)) return fail('resume requires a 32-character session_id');
-      if (!isOpaqueId(accessId)) return fail('resume requires a 32-character access_id');
-      if (!noText || !noProject || !noInstallation)
-        return fail('resume takes no text, project or installation');
-      break;
+      if (!isOpaqueId(sessionId)) return 'resume requires a 32-character session_id';
+      if (!isOpaqueId(accessId)) return 'resume requires a 32-character access_id';
+      return !noText || !noProject || !noInstallation ? noTextProjectOrInstallation : null;
     case 'send':
-      if (!isOpaqueId(sessionId)) return fail('send requires a 32-character session_id');
-      if (noText && attachments.length === 0) return fail('send requires text or an attachment');
-      if (!noProject || !noInstallation) return fail('send takes no project or installation');
-      break;
+      if (!isOpaqueId(sessionId)) return 'send requires a 32-character session_id';
+      if (noText && (r.attachments ?? []).length === 0) return 'send requires text or an attachment';
+      return !noProject || !noInstallation ? 'send takes no project or installation' : null;
     case 'dispatch_status':
       // Its session is checked with its dispatch id, in the RPC envelope (validateRpcEnvelope).
-      break;
+      return null;
     default:
-      if (isFileAction) {
-        if (!isOpaqueId(accessId)) return fail(`${action} requires a 32-character access_id`);
-        if (!isOpaqueId(sessionId)) return fail(`${action} requires a 32-character session_id`);
-        if (!noText || !noProject || !noInstallation) {
-          return fail(`${action} takes no text, project or installation`);
-        }
-        // `file` is defined here: checked above for every file action.
-        const problem = checkFileShape(action as FileAction, file as AgentFileOperation);
-        if (problem !== null) return fail(problem);
-      } else if (spec.session) {
-        if (!isOpaqueId(sessionId)) return fail(`${action} requires a 32-character session_id`);
-        if (!noText || !noProject || !noInstallation) {
-          return fail(`${action} takes no text, project or installation`);
-        }
-      }
+      if (spec.file && !isOpaqueId(accessId)) return `${action} requires a 32-character access_id`;
+      if (!spec.file && !spec.session) return null;
+      if (!isOpaqueId(sessionId)) return `${action} requires a 32-character session_id`;
+      if (!noText || !noProject || !noInstallation) return noTextProjectOrInstallation;
+      // `file` is defined here: checked above for every file action.
+      return spec.file ? checkFileShape(action as FileAction, r.file as AgentFileOperation) : null;
   }
-  return OK;
 }
 
 /** The edge's envelope checks (reference §2.2 "Edge-side envelope checks"), in its order. */
