@@ -1,154 +1,29 @@
 // The pure fold of the journal write path: each row's turn in its subject's order, and the writes
 // a session's batch collapses to (items, journal rows, head, session row, submissions, receipts).
-import type { Submission } from '#contracts';
 import { foldBatch, foldSubmission, takeTurn } from './journal-fold.js';
+import type { Submission } from '#contracts';
 import type { StoredItemState } from './journal-reducer.js';
-import type {
-  BatchReads,
-  BatchRow,
-  ItemPlan,
-  JournalStateView,
-  ReceiptWrite,
-  RowPosition,
-  SubmissionWrite,
-} from './journal-records.js';
+import type { BatchRow, ReceiptWrite, SubmissionWrite } from './journal-records.js';
 import type { StoredSubmissionState } from './submission-reducer.js';
+import {
+  FINGERPRINT,
+  KEY,
+  SYNCED,
+  accepted,
+  bytes,
+  chain,
+  edit,
+  pending,
+  position,
+  reads,
+  sealedCount,
+  show,
+  snapshot,
+  submission,
+  resetSealed,
+} from './journal-fold.spec-support.js';
 
-const KEY = { ownerId: 'owner', accessId: 'a'.repeat(32), edgeId: 7n, sessionId: 'session' };
-const SYNCED = new Date(9_000);
-const FINGERPRINT = 'f'.repeat(64);
-const bytes = (value: number) => new Uint8Array([value]);
-
-interface At {
-  sequence: number;
-  stream: number;
-  prev: number;
-  epoch?: string;
-  force?: boolean;
-  fence?: number;
-}
-
-function position(at: At): RowPosition {
-  return {
-    sequence: BigInt(at.sequence),
-    streamSequence: BigInt(at.stream),
-    prevStreamSequence: BigInt(at.prev),
-    force: at.force ?? false,
-    ...(at.fence === undefined ? {} : { fence: at.fence }),
-  };
-}
-
-/** A plan that shows exactly `ids`: new (or tombstoned) ids are created, missing live ids tombstoned. */
-function show(...ids: string[]) {
-  return (stored: ReadonlyMap<string, StoredItemState>): ItemPlan => {
-    const fresh = ids.filter((id) => stored.get(id)?.deleted !== false);
-    return {
-      upserts: fresh.map((itemId, ordinal) => ({
-        itemId,
-        revision: (stored.get(itemId)?.revision ?? 0) + 1,
-        ordinal,
-        created: true,
-        body: bytes(ordinal),
-        digest: `d:${itemId}`,
-      })),
-      tombstones: [...stored]
-        .filter(([id, item]) => !item.deleted && !ids.includes(id))
-        .map(([itemId, item]) => ({ itemId, revision: item.revision + 1 })),
-    };
-  };
-}
-
-/** A plan that edits one stored item (a new body, the next revision, no new position). */
-function edit(itemId: string) {
-  return (stored: ReadonlyMap<string, StoredItemState>): ItemPlan => {
-    const revision = (stored.get(itemId)?.revision ?? 0) + 1;
-    const upsert = {
-      itemId,
-      revision,
-      ordinal: 0,
-      created: false,
-      body: bytes(revision),
-      digest: `e${revision}`,
-    };
-    return { upserts: [upsert], tombstones: [] };
-  };
-}
-
-let sealed = 0;
-function snapshot(
-  at: At,
-  plan: (stored: ReadonlyMap<string, StoredItemState>) => ItemPlan = show(),
-  window = 0,
-): BatchRow {
-  const epoch = at.epoch ?? 'e1';
-  return {
-    kind: 'snapshot',
-    record: {
-      key: KEY,
-      epoch,
-      revision: BigInt(at.stream),
-      running: false,
-      closed: false,
-      status: 'ok',
-      recordedAt: new Date(at.stream * 1_000),
-      journalPayload: bytes(at.stream),
-      structured: { ...position(at), window, plan },
-      sealSession: () => {
-        sealed += 1;
-        return { payload: bytes(at.stream), summary: bytes(0) };
-      },
-      sealPage: () => ({ window, revision: BigInt(at.stream), payload: bytes(100 + at.stream) }),
-    },
-  };
-}
-
-const pending: Submission = {
-  client_message_id: '1700000000000-' + '1'.repeat(32),
-  fence: 2,
-  payload_fingerprint: FINGERPRINT,
-  dispatch_state: 'pending',
-  submitted_at: 1_700_000_000_000,
-};
-const accepted: Submission = {
-  ...pending,
-  dispatch_state: 'accepted',
-  item_id: 'm:0:1',
-  resolved_at: 1_700_000_001_000,
-};
-
-function submission(at: At, value: Submission): BatchRow {
-  return {
-    kind: 'submission',
-    record: {
-      key: KEY,
-      epoch: at.epoch ?? 'e1',
-      revision: 1n,
-      recordedAt: new Date(at.stream * 1_000),
-      position: position(at),
-      submission: value,
-    },
-  };
-}
-
-function reads(
-  state?: JournalStateView,
-  items: [string, StoredItemState][] = [],
-  submissions: [string, StoredSubmissionState][] = [],
-): BatchReads {
-  return { state, items: new Map(items), submissions: new Map(submissions) };
-}
-
-/** A chain of snapshot rows 1..n on stream sequences 1..n, each showing one more item. */
-function chain(n: number, epoch = 'e1'): BatchRow[] {
-  return Array.from({ length: n }, (_, index) =>
-    snapshot(
-      { sequence: index + 1, stream: index + 1, prev: index, epoch },
-      show(...Array.from({ length: index + 1 }, (_, item) => `m:${item}`)),
-    ),
-  );
-}
-
-beforeEach(() => (sealed = 0));
+beforeEach(resetSealed);
 
 describe('takeTurn', () => {
   const state = { epoch: 'e1', lastStreamSequence: 10n, fence: 3 };
@@ -233,13 +108,13 @@ describe('foldBatch', () => {
     ]);
     // Sealed once, for the newest row only.
     expect(writes.session).toMatchObject({ revision: 3n, payload: bytes(3), syncedAt: SYNCED });
-    expect(sealed).toBe(1);
+    expect(sealedCount()).toBe(1);
   });
 
   it('never moves the session row back, nor writes one that does not exist', () => {
     expect(foldBatch(KEY, chain(2), { revision: 2n }, reads(), SYNCED).writes?.session).toBeNull();
     expect(foldBatch(KEY, chain(2), null, reads(), SYNCED).writes?.session).toBeNull();
-    expect(sealed).toBe(0);
+    expect(sealedCount()).toBe(0);
   });
 });
 
@@ -474,43 +349,5 @@ describe('settled submissions', () => {
       }),
     ]);
     expect(folded.writes!.receipts).toEqual([expect.objectContaining({ epoch: 'e2', sequence: 1n })]);
-  });
-});
-
-describe('foldBatch archiving finished windows', () => {
-  const state: JournalStateView = { epoch: 'e1', lastStreamSequence: 2n, fence: 0 };
-  const pagesOf = (batch: BatchRow[], read: BatchReads) =>
-    foldBatch(KEY, batch, { revision: 0n }, read, new Date()).writes?.pages;
-
-  it('archives the window a later one follows, as its last row in the batch left it', () => {
-    const batch = [
-      snapshot({ sequence: 3, stream: 3, prev: 2 }, show('m:0'), 0),
-      snapshot({ sequence: 4, stream: 4, prev: 3 }, show('m:0', 'm:1'), 0),
-      snapshot({ sequence: 5, stream: 5, prev: 4 }, show('m:2'), 1),
-      snapshot({ sequence: 6, stream: 6, prev: 5 }, show('m:2', 'm:3'), 1),
-    ];
-    expect(pagesOf(batch, { ...reads(state), window: 0 })).toEqual([
-      { window: 0, revision: 4n, payload: bytes(104) },
-    ]);
-  });
-
-  it('archives the stored window from the session row when the batch starts with a later one', () => {
-    const storedPage = { window: 2, revision: 2n, payload: bytes(7) };
-    const later = [snapshot({ sequence: 3, stream: 3, prev: 2 }, show('m:9'), 3)];
-    expect(pagesOf(later, { ...reads(state), window: 2, storedPage })).toEqual([storedPage]);
-    // The same window goes on: nothing is finished. A stored page of another window is not it.
-    const same = [snapshot({ sequence: 3, stream: 3, prev: 2 }, show('m:9'), 2)];
-    expect(pagesOf(same, { ...reads(state), window: 2, storedPage })).toEqual([]);
-    expect(pagesOf(later, { ...reads(state), window: 1, storedPage })).toEqual([]);
-  });
-
-  it('archives nothing for rows that do not apply, nor without a known window', () => {
-    const applied: JournalStateView = { epoch: 'e1', lastStreamSequence: 5n, fence: 0 };
-    const duplicate = [snapshot({ sequence: 3, stream: 3, prev: 2 }, show('m:9'), 1)];
-    expect(
-      foldBatch(KEY, duplicate, { revision: 0n }, { ...reads(applied), window: 0 }, new Date()).writes,
-    ).toBeNull();
-    const first = [snapshot({ sequence: 1, stream: 1, prev: 0 }, show('m:0'), 4)];
-    expect(pagesOf(first, reads())).toEqual([]);
   });
 });
