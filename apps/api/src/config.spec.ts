@@ -55,7 +55,9 @@ describe('api config', () => {
       /TETHER_EDGE_RATE_PER_S/,
     );
   });
+});
 
+describe('api config', () => {
   it('refuses a development, short or placeholder JWT secret in production, naming the variable', () => {
     const production = { NODE_ENV: 'production' };
     for (const secret of ['tether-dev-secret-change-me', 'a-development-secret', 'x'.repeat(40)]) {
@@ -102,7 +104,9 @@ describe('api config', () => {
     });
     expect(config.sse).toEqual({ heartbeatMs: 250, reauthorizeMs: 1000 });
   });
+});
 
+describe('api config', () => {
   it('reads a JWKS with issuer and audience', () => {
     const config = loadConfig(apiConfigSchema, {
       TETHER_JWT_JWKS_URL: 'https://id.example.test/.well-known/jwks.json',

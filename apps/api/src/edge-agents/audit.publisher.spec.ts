@@ -33,7 +33,9 @@ describe('audit records', () => {
     });
     expect(JSON.stringify(record)).not.toMatch(/secret/);
   });
+});
 
+describe('audit records', () => {
   it('count only ok and session_closed as success', () => {
     expect(auditRecord('a', { edge_id: '1', action: 'stop' }, 'busy', undefined).success).toBe(false);
     expect(auditRecord('a', { edge_id: '1', action: 'stop' }, 'http_404', undefined).success).toBe(false);
