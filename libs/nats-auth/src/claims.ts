@@ -21,12 +21,8 @@ export const OPERATOR_NAME = 'tether';
 
 const NS_PER_MS = 1_000_000;
 
-/**
- * Every account limit, spelled out: nats-server treats a missing limit as 0, which shows only as
- * a connection that times out. -1 is "no limit"; the deployment bounds connections and storage
- * on the server itself (docs/security.md "Limits").
- */
-const TETHER_ACCOUNT_LIMITS: OperatorLimits = {
+/** The limits every account spells out besides JetStream's: no bounds, no bearer tokens. */
+const ACCOUNT_BASE_LIMITS: OperatorLimits = {
   subs: -1,
   data: -1,
   payload: -1,
@@ -36,6 +32,15 @@ const TETHER_ACCOUNT_LIMITS: OperatorLimits = {
   conn: -1,
   leaf: -1,
   disallow_bearer: true,
+};
+
+/**
+ * Every account limit, spelled out: nats-server treats a missing limit as 0, which shows only as
+ * a connection that times out. -1 is "no limit"; the deployment bounds connections and storage
+ * on the server itself (docs/security.md "Limits").
+ */
+const TETHER_ACCOUNT_LIMITS: OperatorLimits = {
+  ...ACCOUNT_BASE_LIMITS,
   mem_storage: -1,
   disk_storage: -1,
   streams: -1,
@@ -47,17 +52,7 @@ const TETHER_ACCOUNT_LIMITS: OperatorLimits = {
 };
 
 /** The system account holds no streams: JetStream stays off for it (both storages 0). */
-const SYSTEM_ACCOUNT_LIMITS: OperatorLimits = {
-  subs: -1,
-  data: -1,
-  payload: -1,
-  imports: -1,
-  exports: -1,
-  wildcards: true,
-  conn: -1,
-  leaf: -1,
-  disallow_bearer: true,
-};
+const SYSTEM_ACCOUNT_LIMITS: OperatorLimits = ACCOUNT_BASE_LIMITS;
 
 /** Users carry no byte or subscription limits of their own; the account's apply. */
 const USER_LIMITS: Partial<User> = { subs: -1, data: -1, payload: -1 };

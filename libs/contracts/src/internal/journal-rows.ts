@@ -2,8 +2,8 @@
 import type { EdgeAgentResult } from '../edge-agent.js';
 import type { Submission } from '../operations.js';
 
-/** Stored in JetStream on `tether.session.<id>.journal`, consumed by history. */
-export interface JournalEntry {
+/** What every row on a journal subject names: its session, edge, owner, access, epoch, revision. */
+export interface JournalRowHeader {
   v: 1;
   session_id: string;
   edge_id: string;
@@ -11,6 +11,10 @@ export interface JournalEntry {
   access_id?: string;
   epoch: string;
   revision: number;
+}
+
+/** Stored in JetStream on `tether.session.<id>.journal`, consumed by history. */
+export interface JournalEntry extends JournalRowHeader {
   /**
    * The journal position inside `epoch`, assigned by the router (the single sequencer): 1 for an
    * epoch's first row, then +1 per row with no gaps and no reuse. Absent on entries written
@@ -38,15 +42,8 @@ export interface JournalEntry {
  * head's edge revision (the row changes no snapshot), so a re-seed from it keeps the revision.
  * Message id: `<sid>:<epoch>:op:<client_message_id>:<dispatch_state>`.
  */
-export interface JournalSubmissionEntry {
-  v: 1;
+export interface JournalSubmissionEntry extends JournalRowHeader {
   kind: 'submission';
-  session_id: string;
-  edge_id: string;
-  actor_id: string;
-  access_id?: string;
-  epoch: string;
-  revision: number;
   sequence: number;
   prev_stream_seq: number;
   fence: number;

@@ -63,14 +63,19 @@ export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = z.strictObject({
   leaving: z.boolean().optional(),
 });
 
-export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
-  v: z.literal(1),
+/** What every row on a journal subject names: its session, edge, owner, access, epoch, revision. */
+const journalRowHeader = {
   session_id: internalIdSchema,
   edge_id: edgeIdSchema,
   actor_id: actorIdSchema,
   access_id: internalIdSchema.optional(),
   epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
   revision: countSchema,
+};
+
+export const journalEntrySchema: z.ZodType<JournalEntry> = z.strictObject({
+  v: z.literal(1),
+  ...journalRowHeader,
   sequence: z.int().min(1).optional(),
   prev_stream_seq: countSchema.optional(),
   snapshot: edgeAgentResultSchema,
@@ -94,12 +99,7 @@ const submissionSchema: z.ZodType<Submission> = z.strictObject({
 export const journalSubmissionEntrySchema: z.ZodType<JournalSubmissionEntry> = z.strictObject({
   v: z.literal(1),
   kind: z.literal('submission'),
-  session_id: internalIdSchema,
-  edge_id: edgeIdSchema,
-  actor_id: actorIdSchema,
-  access_id: internalIdSchema.optional(),
-  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
-  revision: countSchema,
+  ...journalRowHeader,
   sequence: z.int().min(1),
   prev_stream_seq: countSchema,
   fence: z.int().min(0),
@@ -113,12 +113,7 @@ const SEALED_SNAPSHOT_MAX_LENGTH = 8 * 1024 * 1024;
 /** An edge update's row as JetStream stores it: the snapshot sealed (see `SealedJournalEntry`). */
 export const sealedJournalEntrySchema: z.ZodType<SealedJournalEntry> = z.strictObject({
   v: z.literal(1),
-  session_id: internalIdSchema,
-  edge_id: edgeIdSchema,
-  actor_id: actorIdSchema,
-  access_id: internalIdSchema.optional(),
-  epoch: z.string().min(1).max(EPOCH_MAX_LENGTH),
-  revision: countSchema,
+  ...journalRowHeader,
   sequence: z.int().min(1).optional(),
   prev_stream_seq: countSchema.optional(),
   sealed_snapshot: z.string().min(1).max(SEALED_SNAPSHOT_MAX_LENGTH),
