@@ -18,8 +18,7 @@ interface Props {
 export function Composer(props: Props) {
   const { snapshot, base, busy, disabledReason } = props;
   const [text, setText] = useState('');
-  const [models, setModels] = useState<AgentModel[] | null>(null);
-  const [modelError, setModelError] = useState<string | null>(null);
+  const { models, modelError, loadModels } = useModels(base);
   const running = snapshot?.running ?? false;
   const tooLong = new TextEncoder().encode(text).length > TEXT_MAX_BYTES;
   const canSend =
@@ -31,35 +30,9 @@ export function Composer(props: Props) {
     props.onSend(text.trim());
     setText('');
   };
-  const loadModels = async () => {
-    if (models) return;
-    setModelError(null);
-    try {
-      setModels(expectOk(await agent({ ...base, action: 'models' })).models ?? []);
-    } catch (e) {
-      setModelError((e as Error).message);
-    }
-  };
-
   return (
     <form class="composer card" onSubmit={submit} aria-label="Message the agent">
-      {props.attachments.length > 0 && (
-        <ul class="attachments" aria-label="Attached to the next message">
-          {props.attachments.map((file) => (
-            <li key={file.path}>
-              {file.name}{' '}
-              <button
-                type="button"
-                class="link"
-                onClick={() => props.onRemoveAttachment(file.path ?? '')}
-                aria-label={`Remove ${file.name}`}
-              >
-                remove
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <AttachmentList attachments={props.attachments} onRemove={props.onRemoveAttachment} />
       <label for="composer-text">Message</label>
       <textarea
         id="composer-text"
@@ -98,44 +71,112 @@ export function Composer(props: Props) {
             Resume session
           </button>
         )}
-        <label>
-          Model
-          <select
-            value={snapshot?.model ?? ''}
-            disabled={Boolean(disabledReason) || running || busy}
-            onFocus={() => void loadModels()}
-            onMouseDown={() => void loadModels()}
-            onChange={(e) => {
-              const model = e.currentTarget.value;
-              if (model) props.onAct(() => agent({ ...base, action: 'model', model }));
-            }}
-          >
-            <option value={snapshot?.model ?? ''}>{snapshot?.model || 'Default model'}</option>
-            {models
-              ?.filter((m) => m.id !== snapshot?.model)
-              .map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.name ?? m.id}
-                </option>
-              ))}
-          </select>
-        </label>
-        <label>
-          Permissions
-          <select
-            value={snapshot?.permission_mode ?? 'read-only'}
-            disabled={Boolean(disabledReason) || running || busy || !snapshot?.permissions_available}
-            onChange={(e) => {
-              const mode = e.currentTarget.value;
-              props.onAct(() => agent({ ...base, action: 'permissions', permission_mode: mode }));
-            }}
-          >
-            <option value="read-only">Read-only</option>
-            <option value="workspace-write">Write in the project</option>
-          </select>
-        </label>
+        <ModelSelect
+          snapshot={snapshot}
+          models={models}
+          disabled={Boolean(disabledReason) || running || busy}
+          onOpen={() => void loadModels()}
+          onPick={(model) => props.onAct(() => agent({ ...base, action: 'model', model }))}
+        />
+        <PermissionSelect
+          mode={snapshot?.permission_mode ?? 'read-only'}
+          disabled={Boolean(disabledReason) || running || busy || !snapshot?.permissions_available}
+          onPick={(mode) =>
+            props.onAct(() => agent({ ...base, action: 'permissions', permission_mode: mode }))
+          }
+        />
       </div>
       {modelError && <p class="error">{modelError}</p>}
     </form>
+  );
+}
+
+/** The session's model catalog, read once when the model menu is first opened. */
+function useModels(base: Props['base']) {
+  const [models, setModels] = useState<AgentModel[] | null>(null);
+  const [modelError, setModelError] = useState<string | null>(null);
+  const loadModels = async () => {
+    if (models) return;
+    setModelError(null);
+    try {
+      setModels(expectOk(await agent({ ...base, action: 'models' })).models ?? []);
+    } catch (e) {
+      setModelError((e as Error).message);
+    }
+  };
+  return { models, modelError, loadModels };
+}
+
+/** The files uploaded for the next message, each removable. */
+function AttachmentList(props: { attachments: AgentFile[]; onRemove: (path: string) => void }) {
+  if (props.attachments.length === 0) return null;
+  return (
+    <ul class="attachments" aria-label="Attached to the next message">
+      {props.attachments.map((file) => (
+        <li key={file.path}>
+          {file.name}{' '}
+          <button
+            type="button"
+            class="link"
+            onClick={() => props.onRemove(file.path ?? '')}
+            aria-label={`Remove ${file.name}`}
+          >
+            remove
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The model menu: the current model first, the catalog once it is read. */
+function ModelSelect(props: {
+  snapshot: EdgeAgentResult | null;
+  models: AgentModel[] | null;
+  disabled: boolean;
+  onOpen: () => void;
+  onPick: (model: string) => void;
+}) {
+  const { snapshot, models } = props;
+  return (
+    <label>
+      Model
+      <select
+        value={snapshot?.model ?? ''}
+        disabled={props.disabled}
+        onFocus={props.onOpen}
+        onMouseDown={props.onOpen}
+        onChange={(e) => {
+          const model = e.currentTarget.value;
+          if (model) props.onPick(model);
+        }}
+      >
+        <option value={snapshot?.model ?? ''}>{snapshot?.model || 'Default model'}</option>
+        {models
+          ?.filter((m) => m.id !== snapshot?.model)
+          .map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name ?? m.id}
+            </option>
+          ))}
+      </select>
+    </label>
+  );
+}
+
+/** The permission mode of the next turns. */
+function PermissionSelect(props: { mode: string; disabled: boolean; onPick: (mode: string) => void }) {
+  return (
+    <label>
+      Permissions
+      <select
+        value={props.mode}
+        disabled={props.disabled}
+        onChange={(e) => props.onPick(e.currentTarget.value)}
+      >
+        <option value="read-only">Read-only</option>
+        <option value="workspace-write">Write in the project</option>
+      </select>
+    </label>
   );
 }

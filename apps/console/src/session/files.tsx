@@ -14,6 +14,91 @@ interface Props {
 }
 
 export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
+  const { path, files, message, busy, list, fetchFile, send } = useProjectFiles(
+    scope,
+    disabledReason,
+    onUploaded,
+  );
+  const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  return (
+    <section class="files card" aria-labelledby="files-title">
+      <h2 id="files-title">Project files</h2>
+      {disabledReason ? (
+        <p class="muted">{disabledReason}</p>
+      ) : (
+        <>
+          <p class="mono" aria-label="Folder">
+            /{path}
+          </p>
+          <label class="upload">
+            Upload a file
+            <input
+              type="file"
+              disabled={busy}
+              onChange={(e) => {
+                const file = e.currentTarget.files?.[0];
+                e.currentTarget.value = '';
+                if (file) void send(file);
+              }}
+            />
+          </label>
+          {message && <p role="status">{message}</p>}
+          <ul class="filelist">
+            {path && (
+              <li>
+                <button type="button" class="link" onClick={() => void list(parent)}>
+                  ../ (up)
+                </button>
+              </li>
+            )}
+            {files?.map((file) => (
+              <FileRow
+                key={file.path}
+                file={file}
+                busy={busy}
+                onOpen={() => void list(file.path ?? '')}
+                onDownload={() => void fetchFile(file)}
+              />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** One entry of the folder: a folder opens, a file downloads. */
+function FileRow(props: { file: AgentFile; busy: boolean; onOpen: () => void; onDownload: () => void }) {
+  const { file } = props;
+  return (
+    <li>
+      {file.directory ? (
+        <button type="button" class="link" onClick={props.onOpen}>
+          {file.name}/
+        </button>
+      ) : (
+        <>
+          <span>{file.name}</span> <span class="muted">{sizeText(file.size)}</span>{' '}
+          <button
+            type="button"
+            disabled={props.busy}
+            onClick={props.onDownload}
+            aria-label={`Download ${file.name}`}
+          >
+            Download
+          </button>
+        </>
+      )}
+    </li>
+  );
+}
+
+/** The folder shown, its listing, and the transfers in and out of it (one at a time). */
+function useProjectFiles(
+  scope: SessionScope,
+  disabledReason: string | null,
+  onUploaded: (file: AgentFile) => void,
+) {
   const base = { edge_id: scope.edgeId, access_id: scope.accessId, session_id: scope.sessionId };
   const [path, setPath] = useState('');
   const [files, setFiles] = useState<AgentFile[] | null>(null);
@@ -65,63 +150,5 @@ export function FileBrowser({ scope, disabledReason, onUploaded }: Props) {
       setBusy(false);
     }
   };
-
-  const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-  return (
-    <section class="files card" aria-labelledby="files-title">
-      <h2 id="files-title">Project files</h2>
-      {disabledReason ? (
-        <p class="muted">{disabledReason}</p>
-      ) : (
-        <>
-          <p class="mono" aria-label="Folder">
-            /{path}
-          </p>
-          <label class="upload">
-            Upload a file
-            <input
-              type="file"
-              disabled={busy}
-              onChange={(e) => {
-                const file = e.currentTarget.files?.[0];
-                e.currentTarget.value = '';
-                if (file) void send(file);
-              }}
-            />
-          </label>
-          {message && <p role="status">{message}</p>}
-          <ul class="filelist">
-            {path && (
-              <li>
-                <button type="button" class="link" onClick={() => void list(parent)}>
-                  ../ (up)
-                </button>
-              </li>
-            )}
-            {files?.map((file) => (
-              <li key={file.path}>
-                {file.directory ? (
-                  <button type="button" class="link" onClick={() => void list(file.path ?? '')}>
-                    {file.name}/
-                  </button>
-                ) : (
-                  <>
-                    <span>{file.name}</span> <span class="muted">{sizeText(file.size)}</span>{' '}
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => void fetchFile(file)}
-                      aria-label={`Download ${file.name}`}
-                    >
-                      Download
-                    </button>
-                  </>
-                )}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-    </section>
-  );
+  return { path, files, message, busy, list, fetchFile, send };
 }

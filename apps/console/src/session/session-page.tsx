@@ -1,13 +1,14 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { AgentFile, EdgeAgentResult } from '../../../../libs/contracts/src/edge-agent.js';
-import { agent, expectOk, newTraceparent } from '../api.js';
+import { useEffect, useMemo } from 'preact/hooks';
+import type { EdgeAgentResult } from '../../../../libs/contracts/src/edge-agent.js';
+import { agent } from '../api.js';
 import { useConnectors } from '../hooks.js';
 import { NotFoundPage } from '../pages/not-found.js';
 import { Composer } from './composer.js';
 import { FileBrowser } from './files.js';
 import type { SessionScope } from './journal.js';
 import { ApprovalCard, InputCard } from './prompts.js';
-import { INITIAL_ARCHIVED_ROUNDS, MORE_ROUNDS, toRounds, transcript } from './rounds.js';
+import { transcript, type Round } from './rounds.js';
+import { useRounds, useSessionActions, type RequestBase } from './session-actions.js';
 import { useSessionClients, useTurnNotes } from './session-hooks.js';
 import { conversationRows, SessionHeader } from './session-view.js';
 import { saveBlob } from './transfers.js';
@@ -21,11 +22,8 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
   const { journal: j, live } = useSessionClients(scope);
   const connectors = useConnectors();
   const [notes, note] = useTurnNotes(scope.sessionId);
-  const [shownArchived, setShownArchived] = useState(INITIAL_ARCHIVED_ROUNDS);
-  const [toTop, setToTop] = useState(0);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [attachments, setAttachments] = useState<AgentFile[]>([]);
+  const actions = useSessionActions(scope, live, note);
+  const { base, error, busy, attachments, setAttachments, act } = actions;
 
   const snapshot = live.snapshot;
   const window = snapshot?.window ?? 0;
@@ -34,75 +32,15 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
     if (snapshot && timing && snapshot.history_windowing !== undefined) note(window, { ...timing });
     // Deliberate dependency list: re-run only when these inputs change.
   }, [window, timing?.dispatch_ms, timing?.first_reply_ms, timing?.finished_ms]);
+  const rounds = useRounds(j, window, actions.setError);
 
   if (j.state === 'not-found' || live.notFound) return <NotFoundPage what="session" />;
 
   const edge = connectors.data?.find((c) => c.id === scope.edgeId);
-  const offline = (edge && !edge.online) || snapshot?.archived;
-  const disabledReason = offline
-    ? `The edge "${edge?.name ?? scope.edgeId}" is offline: this session is read-only from its history until the edge is back.`
-    : j.state === 'ended'
-      ? 'This session was deleted.'
-      : null;
+  const offline = Boolean((edge && !edge.online) || snapshot?.archived);
+  const disabledReason = disabledReasonOf(offline, edge?.name ?? scope.edgeId, j.state === 'ended');
   const closed = snapshot?.closed ?? false;
-
-  const base = { edge_id: scope.edgeId, access_id: scope.accessId, session_id: scope.sessionId };
-  const act = async (run: () => Promise<EdgeAgentResult>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      live.adopt(expectOk(await run()));
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-      live.refresh();
-    }
-  };
-  const send = (text: string) =>
-    act(async () => {
-      const trace = newTraceparent();
-      const result = await agent(
-        {
-          ...base,
-          action: 'send',
-          ...(text ? { text } : {}),
-          ...(attachments.length ? { attachments: attachments.map((a) => a.path ?? '') } : {}),
-        },
-        { traceparent: trace.header },
-      );
-      if (result.status === 'ok') {
-        note(result.window ?? 0, {
-          traceId: trace.traceId,
-          request_service_ms: result.request_service_ms ?? null,
-        });
-        setAttachments([]);
-      }
-      return result;
-    });
-
-  const rounds = toRounds(j.items.values());
-  const liveWindow = Math.max(window, rounds.at(-1)?.window ?? 0);
-  const visible = rounds.slice(-(shownArchived + 1));
-  const hiddenOlder = rounds.length - visible.length;
-  const rows = conversationRows(visible, liveWindow, notes, props.traceTemplate);
-
-  const showOlder = async () => {
-    setError(null);
-    try {
-      // Read older pages until 20 more rounds are held or nothing older is left.
-      while (toRounds(j.items.values()).length < visible.length + MORE_ROUNDS && (await j.loadOlder()));
-    } catch (e) {
-      setError((e as Error).message);
-    }
-    setShownArchived((n) => n + MORE_ROUNDS);
-    setToTop((n) => n + 1);
-  };
-  const downloadTranscript = () =>
-    saveBlob(
-      new Blob([transcript(rounds, snapshot?.title || 'Conversation')], { type: 'text/markdown' }),
-      `transcript-${scope.sessionId}.md`,
-    );
+  const rows = conversationRows(rounds.visible, rounds.window, notes, props.traceTemplate);
 
   return (
     <div class="session">
@@ -112,11 +50,11 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
           stream={j.state}
           resumedFrom={j.resumedFrom}
           snapshot={snapshot}
-          canShowOlder={hiddenOlder > 0 || j.hasOlder}
-          onShowOlder={() => void showOlder()}
-          onTranscript={downloadTranscript}
+          canShowOlder={rounds.hiddenOlder > 0 || j.hasOlder}
+          onShowOlder={() => void rounds.showOlder()}
+          onTranscript={() => downloadTranscript(rounds.rounds, snapshot?.title, scope.sessionId)}
         />
-        <VirtualList rows={rows} label="Conversation" scrollToTop={toTop} />
+        <VirtualList rows={rows} label="Conversation" scrollToTop={rounds.toTop} />
         {disabledReason && (
           <p class="warn" role="status">
             {disabledReason}
@@ -127,28 +65,9 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
             {error}
           </p>
         )}
-        {!offline &&
-          snapshot?.approvals?.map((approval) => (
-            <ApprovalCard
-              key={approval.id}
-              approval={approval}
-              disabled={busy}
-              onDecide={(decision) =>
-                void act(() => agent({ ...base, action: 'approve', approval_id: approval.id, decision }))
-              }
-            />
-          ))}
-        {!offline &&
-          snapshot?.input_requests?.map((request) => (
-            <InputCard
-              key={request.id}
-              request={request}
-              disabled={busy}
-              onAnswer={(answers) =>
-                void act(() => agent({ ...base, action: 'answer', input_id: request.id, answers }))
-              }
-            />
-          ))}
+        {!offline && (
+          <PromptCards snapshot={snapshot} base={base} busy={busy} onAct={(run) => void act(run)} />
+        )}
         <Composer
           snapshot={snapshot}
           base={base}
@@ -156,7 +75,7 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
           disabledReason={disabledReason ?? (closed ? 'The session is closed: resume it to continue.' : null)}
           attachments={attachments}
           onRemoveAttachment={(path) => setAttachments(attachments.filter((a) => a.path !== path))}
-          onSend={(text) => void send(text)}
+          onSend={(text) => void actions.send(text)}
           onAct={(run) => void act(run)}
           canResume={closed && !offline}
         />
@@ -169,5 +88,55 @@ export function SessionPage(props: SessionScope & { traceTemplate: string | null
         }
       />
     </div>
+  );
+}
+
+/** Why the session takes no input now, or null when it does. */
+function disabledReasonOf(offline: boolean, edgeName: string, deleted: boolean): string | null {
+  if (offline) {
+    return `The edge "${edgeName}" is offline: this session is read-only from its history until the edge is back.`;
+  }
+  return deleted ? 'This session was deleted.' : null;
+}
+
+/** The whole conversation held so far, as a Markdown file. */
+function downloadTranscript(rounds: Round[], title: string | undefined, sessionId: string): void {
+  saveBlob(
+    new Blob([transcript(rounds, title || 'Conversation')], { type: 'text/markdown' }),
+    `transcript-${sessionId}.md`,
+  );
+}
+
+/** The live approvals and questions waiting for the user, each answered through the session's actions. */
+function PromptCards(props: {
+  snapshot: EdgeAgentResult | null | undefined;
+  base: RequestBase;
+  busy: boolean;
+  onAct: (run: () => Promise<EdgeAgentResult>) => void;
+}) {
+  const { snapshot, base, busy, onAct } = props;
+  return (
+    <>
+      {snapshot?.approvals?.map((approval) => (
+        <ApprovalCard
+          key={approval.id}
+          approval={approval}
+          disabled={busy}
+          onDecide={(decision) =>
+            onAct(() => agent({ ...base, action: 'approve', approval_id: approval.id, decision }))
+          }
+        />
+      ))}
+      {snapshot?.input_requests?.map((request) => (
+        <InputCard
+          key={request.id}
+          request={request}
+          disabled={busy}
+          onAnswer={(answers) =>
+            onAct(() => agent({ ...base, action: 'answer', input_id: request.id, answers }))
+          }
+        />
+      ))}
+    </>
   );
 }
