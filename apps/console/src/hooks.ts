@@ -57,3 +57,21 @@ export function useAccesses(page = 1, pageSize = 100): Loaded<AccessListReply> {
     [page, pageSize],
   );
 }
+
+/** One user action at a time: `busy` while it runs, its failure as `error`. */
+export function useAction() {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>) => {
+    setError(null);
+    setBusy(true);
+    try {
+      await action();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, setError, busy, run };
+}

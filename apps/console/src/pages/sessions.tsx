@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import type { AgentAccess, SessionSummary } from '../../../../libs/contracts/src/edge-agent.js';
 import { agent, expectOk, STATUS_TEXT } from '../api.js';
-import { useAccesses, useLoad } from '../hooks.js';
+import { useAccesses, useAction, useLoad } from '../hooks.js';
 import { sessionHref } from '../router.js';
 import { Pager } from './accesses.js';
 
@@ -52,22 +51,13 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
     () => agent({ ...base, action: 'sessions', history_page: String(pageNo) }),
     [access.id, pageNo],
   );
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
   const pages = Math.max(1, Math.ceil((list.data?.history_total ?? 0) / SESSIONS_PAGE_SIZE));
-
-  const act = async (run: () => Promise<unknown>) => {
-    setError(null);
-    setBusy(true);
-    try {
-      await run();
+  const act = (action: () => Promise<unknown>) =>
+    run(async () => {
+      await action();
       list.reload();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const start = () =>
     act(async () => {
       const started = expectOk(
@@ -80,18 +70,6 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
       );
       location.hash = sessionHref(access.edge_id, access.id, started.session_id ?? '');
     });
-  const rename = (s: SessionSummary) => {
-    const title = prompt('New title', s.title ?? '')?.trim();
-    if (title)
-      void act(async () =>
-        expectOk(await agent({ ...base, action: 'rename', session_id: s.session_id, title })),
-      );
-  };
-  const remove = (s: SessionSummary, action: 'delete' | 'discard') => {
-    const what = action === 'delete' ? 'Delete this session and its history?' : 'Discard this empty session?';
-    if (confirm(what))
-      void act(async () => expectOk(await agent({ ...base, action, session_id: s.session_id })));
-  };
 
   const status = list.data?.status;
   return (
@@ -117,44 +95,7 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
         </thead>
         <tbody>
           {list.data?.sessions?.map((s) => (
-            <tr key={s.session_id}>
-              <td>
-                <a href={sessionHref(access.edge_id, access.id, s.session_id)}>
-                  {s.title || 'New conversation'}
-                </a>
-              </td>
-              <td>
-                {s.running ? 'Running' : s.closed ? 'Closed' : 'Idle'}
-                {s.status && s.status !== 'ok' ? ` · ${s.status}` : ''}
-              </td>
-              <td>{s.updated_at ? new Date(s.updated_at).toLocaleString() : ''}</td>
-              <td class="actions">
-                <button
-                  type="button"
-                  disabled={busy}
-                  onClick={() => rename(s)}
-                  aria-label={`Rename ${s.title || 'session'}`}
-                >
-                  Rename
-                </button>
-                <button
-                  type="button"
-                  disabled={busy}
-                  onClick={() => remove(s, 'delete')}
-                  aria-label={`Delete ${s.title || 'session'}`}
-                >
-                  Delete
-                </button>
-                <button
-                  type="button"
-                  disabled={busy}
-                  onClick={() => remove(s, 'discard')}
-                  aria-label={`Discard ${s.title || 'session'}`}
-                >
-                  Discard
-                </button>
-              </td>
-            </tr>
+            <SessionRow key={s.session_id} access={access} session={s} busy={busy} act={act} />
           ))}
           {list.data?.sessions?.length === 0 && (
             <tr>
@@ -171,5 +112,57 @@ function SessionList({ access, pageNo }: { access: AgentAccess; pageNo: number }
         />
       )}
     </>
+  );
+}
+
+/** One session of the list, with its rename, delete and discard buttons. */
+function SessionRow(props: {
+  access: AgentAccess;
+  session: SessionSummary;
+  busy: boolean;
+  act: (action: () => Promise<unknown>) => Promise<void>;
+}) {
+  const { access, session: s, busy, act } = props;
+  const base = { edge_id: access.edge_id, access_id: access.id };
+  const rename = () => {
+    const title = prompt('New title', s.title ?? '')?.trim();
+    if (title)
+      void act(async () =>
+        expectOk(await agent({ ...base, action: 'rename', session_id: s.session_id, title })),
+      );
+  };
+  const remove = (action: 'delete' | 'discard') => {
+    const what = action === 'delete' ? 'Delete this session and its history?' : 'Discard this empty session?';
+    if (confirm(what))
+      void act(async () => expectOk(await agent({ ...base, action, session_id: s.session_id })));
+  };
+  const name = s.title || 'session';
+  return (
+    <tr>
+      <td>
+        <a href={sessionHref(access.edge_id, access.id, s.session_id)}>{s.title || 'New conversation'}</a>
+      </td>
+      <td>
+        {s.running ? 'Running' : s.closed ? 'Closed' : 'Idle'}
+        {s.status && s.status !== 'ok' ? ` · ${s.status}` : ''}
+      </td>
+      <td>{s.updated_at ? new Date(s.updated_at).toLocaleString() : ''}</td>
+      <td class="actions">
+        <button type="button" disabled={busy} onClick={rename} aria-label={`Rename ${name}`}>
+          Rename
+        </button>
+        <button type="button" disabled={busy} onClick={() => remove('delete')} aria-label={`Delete ${name}`}>
+          Delete
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => remove('discard')}
+          aria-label={`Discard ${name}`}
+        >
+          Discard
+        </button>
+      </td>
+    </tr>
   );
 }
