@@ -149,6 +149,16 @@ describe('router + history: stored sessions', () => {
     return { edge, sessions, journal };
   }
 
+  /** A fresh session on the scripted edge, its first state (revision 1, empty window) journaled. */
+  async function journaledSession() {
+    const session = sessionId();
+    const scripted = scriptedEdge();
+    scripted.sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
+    await scripted.edge.ready();
+    await scripted.journal(session);
+    return { session, ...scripted };
+  }
+
   /** A transcript page once history has archived it from the journal. */
   const archivedPage = (session: string, before: number) =>
     pollUntil(
@@ -294,12 +304,8 @@ describe('router + history: stored sessions', () => {
   });
 
   it('sends once, with the journaled revision; history archives each finished round from the journal', async () => {
-    const session = sessionId();
-    const { edge, sessions, journal } = scriptedEdge();
-    sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
-    await edge.ready();
+    const { session, edge, sessions, journal } = await journaledSession();
     try {
-      await journal(session);
       // An empty window has nothing to archive: it does not roll.
       const first = await route({ action: 'send', session_id: session, text: 'first round' });
       expect(first).toMatchObject({ status: 'ok', window: 0 });
@@ -344,12 +350,8 @@ describe('router + history: stored sessions', () => {
   });
 
   it('never rolls a window whose final state the journal lacks: busy, then archived once journaled', async () => {
-    const session = sessionId();
-    const { edge, sessions, journal } = scriptedEdge();
-    sessions.set(session, { revision: 1, window: 0, messages: [], closed: false });
-    await edge.ready();
+    const { session, edge, sessions, journal } = await journaledSession();
     try {
-      await journal(session);
       await route({ action: 'send', session_id: session, text: 'first round' });
       // The edge's update of the finished round is lost (a router died before acking it): the
       // journal holds revision 1 only, so the round would be lost with the roll.
