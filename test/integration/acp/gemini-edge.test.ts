@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { EdgeAgentResult, ResumeState } from '#contracts';
+import type { EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import {
   FAKE_GEMINI_MODEL,
@@ -21,6 +21,7 @@ import {
   EdgeBus,
   killAgentsIn,
   lastAssistant,
+  REMEMBER_SWORDFISH,
   repoRoot,
   WAIT_MS,
   ACCESS,
@@ -241,10 +242,7 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
 
   it('resumes after an edge restart with the conversation intact, and answers busy in the creation minute', async () => {
     await setUp();
-    current.fake.script(
-      { kind: 'text', text: 'I will remember swordfish.' },
-      { kind: 'text', text: 'You said swordfish.' },
-    );
+    current.fake.script(...REMEMBER_SWORDFISH);
     const started = await start();
     const id = started.session_id!;
     await send(id, 'remember the word swordfish');
@@ -252,18 +250,7 @@ describe('edge connector driving the real Gemini CLI over ACP', () => {
     await current.edge.close();
     current.edge = await bootEdge(current);
 
-    const last = bus.updates.filter((u) => u.session_id === id).at(-1)!.snapshot;
-    const seed: ResumeState = {
-      session_id: id,
-      messages: last.messages?.map((m) => ({ role: m.role, text: m.text })),
-      activities: last.activities,
-      title: last.title,
-      model: last.model,
-      started_at: last.started_at,
-      revision: last.revision!,
-      window: last.window,
-      truncated: last.truncated,
-    };
+    const { last, seed } = bus.resumeSeed(id);
     const resume = () =>
       bus.rpc({ action: 'resume', ...bus.on(id) }, { resume: seed, project_root: current.project });
 

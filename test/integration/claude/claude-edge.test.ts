@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type EdgeAgentResult, type ResumeState } from '#contracts';
+import { type EdgeAgentResult } from '#contracts';
 import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthropic/index.js';
 import { claudeBinary, claudeEdgeEnv, WAIT_MS } from './claude-harness.js';
@@ -17,6 +17,7 @@ import {
   childrenIn,
   expectOrderedTiming,
   lastAssistant,
+  REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
 
 jest.setTimeout(120_000);
@@ -307,30 +308,16 @@ describe('edge connector driving the real Claude Code CLI', () => {
   });
 
   it('resumes a session after an edge restart with the conversation intact', async () => {
-    current.provider.script(
-      { kind: 'text', text: 'I will remember swordfish.' },
-      { kind: 'text', text: 'You said swordfish.' },
-    );
+    current.provider.script(...REMEMBER_SWORDFISH);
     const started = await start();
     const id = started.session_id!;
     await send(id, 'remember the word swordfish');
     await untilIdle(id);
 
     await current.edge.close();
-    const last = updates.filter((update) => update.session_id === id).at(-1)!.snapshot;
+    const { last, seed } = bus.resumeSeed(id);
     expect(last).toMatchObject({ closed: true, status: 'session_closed' });
     current.edge = await bootEdge(current);
-    const seed: ResumeState = {
-      session_id: id,
-      messages: last.messages?.map((message) => ({ role: message.role, text: message.text })),
-      activities: last.activities,
-      title: last.title,
-      model: last.model,
-      started_at: last.started_at,
-      revision: last.revision!,
-      window: last.window,
-      truncated: last.truncated,
-    };
     const resumed = await rpc(
       { action: 'resume', ...on(id) },
       { resume: seed, project_root: current.project },

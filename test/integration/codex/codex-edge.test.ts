@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type EdgeAgentResult, type ResumeState } from '#contracts';
+import { type EdgeAgentResult } from '#contracts';
 import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import {
   FAKE_API_KEY_ENV,
@@ -23,6 +23,7 @@ import {
   childrenIn,
   expectOrderedTiming,
   lastAssistant,
+  REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
 
 jest.setTimeout(60_000);
@@ -342,10 +343,7 @@ describe('edge connector driving the real Codex CLI', () => {
   });
 
   it('resumes a session after an edge restart with the thread history intact', async () => {
-    current.provider.script(
-      { kind: 'text', text: 'I will remember swordfish.' },
-      { kind: 'text', text: 'You said swordfish.' },
-    );
+    current.provider.script(...REMEMBER_SWORDFISH);
     const started = await start();
     const id = started.session_id!;
     await send(id, 'remember the word swordfish');
@@ -353,20 +351,9 @@ describe('edge connector driving the real Codex CLI', () => {
 
     await current.edge.close();
     // The manager's seed comes from the last snapshot the router stored (the closed one).
-    const last = updates.filter((update) => update.session_id === id).at(-1)!.snapshot;
+    const { last, seed } = bus.resumeSeed(id);
     expect(last).toMatchObject({ closed: true, status: 'session_closed' });
     current.edge = await bootEdge(current);
-    const seed: ResumeState = {
-      session_id: id,
-      messages: last.messages?.map((message) => ({ role: message.role, text: message.text })),
-      activities: last.activities,
-      title: last.title,
-      model: last.model,
-      started_at: last.started_at,
-      revision: last.revision!,
-      window: last.window,
-      truncated: last.truncated,
-    };
     const resumed = await rpc(
       { action: 'resume', ...on(id) },
       { resume: seed, project_root: current.project },

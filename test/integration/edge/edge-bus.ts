@@ -11,6 +11,7 @@ import {
   type EdgeAgentRequest,
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
+  type ResumeState,
   type SessionUpdate,
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
@@ -92,6 +93,26 @@ export class AgentEdgeBus {
     return snapshot;
   }
 
+  /**
+   * The manager's resume seed of a session, built from the last state the edge reported (what
+   * the router stored), with that state.
+   */
+  resumeSeed(sessionId: string): { last: EdgeAgentResult; seed: ResumeState } {
+    const last = this.updates.filter((update) => update.session_id === sessionId).at(-1)!.snapshot;
+    const seed: ResumeState = {
+      session_id: sessionId,
+      messages: last.messages?.map((message) => ({ role: message.role, text: message.text })),
+      activities: last.activities,
+      title: last.title,
+      model: last.model,
+      started_at: last.started_at,
+      revision: last.revision!,
+      window: last.window,
+      truncated: last.truncated,
+    };
+    return { last, seed };
+  }
+
   send(sessionId: string, text: string): Promise<EdgeAgentResult> {
     return this.rpc({ action: 'send', ...this.on(sessionId), text });
   }
@@ -154,6 +175,12 @@ export function killAgentsIn(dir: string): void {
     }
   }
 }
+
+/** The two replies of the resume tests: a word to remember, then the proof it was. */
+export const REMEMBER_SWORDFISH = [
+  { kind: 'text', text: 'I will remember swordfish.' },
+  { kind: 'text', text: 'You said swordfish.' },
+] as const;
 
 export const lastAssistant = (snapshot: EdgeAgentResult): string =>
   snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
