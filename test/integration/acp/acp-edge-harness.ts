@@ -5,7 +5,13 @@ import { type EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
 import { AgentEdgeBus } from '../edge/edge-bus.js';
 
-export { childrenIn, killAgentsIn, lastAssistant, REMEMBER_SWORDFISH } from '../edge/edge-bus.js';
+export {
+  childrenIn,
+  killAgentsIn,
+  lastAssistant,
+  REMEMBER_SWORDFISH,
+  tearDownCase,
+} from '../edge/edge-bus.js';
 
 export const WAIT_MS = 30_000;
 export const ACTOR = '7';

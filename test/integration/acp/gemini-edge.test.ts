@@ -3,7 +3,7 @@
 // test boots its own edge with its own agent home, project, data directory and fake.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EdgeAgentResult } from '#contracts';
@@ -19,12 +19,11 @@ import {
 import {
   childrenIn,
   EdgeBus,
-  killAgentsIn,
+  tearDownCase,
   lastAssistant,
   REMEMBER_SWORDFISH,
   repoRoot,
   WAIT_MS,
-  ACCESS,
 } from './acp-edge-harness.js';
 
 jest.setTimeout(120_000);
@@ -72,27 +71,10 @@ async function setUp(spares = true): Promise<void> {
   current = { ...c, edge: await bootEdge(c) };
 }
 
-afterEach(async () => {
-  const c = current;
-  await c.edge.close();
-  killAgentsIn(c.base);
-  await c.fake.stop();
-  await rm(c.base, { recursive: true, force: true });
-});
-
-async function installationId(): Promise<string> {
-  const discovered = await bus.rpc({ action: 'discover' });
-  expect(discovered.status).toBe('ok');
-  const explicit = discovered.installations?.find((entry) => entry.source === 'explicit');
-  expect(explicit).toMatchObject({ kind: 'gemini' });
-  return explicit!.id;
-}
+afterEach(() => tearDownCase({ ...current, provider: current.fake }));
 
 async function start(project = current.project): Promise<EdgeAgentResult> {
-  const started = await bus.rpc(
-    { action: 'start', installation_id: await installationId(), project, access_id: ACCESS },
-    { project_root: project },
-  );
+  const started = await bus.startSession('gemini', project);
   expect(started).toMatchObject({ status: 'ok', revision: 1, project });
   return started;
 }
@@ -105,9 +87,7 @@ async function untilIdle(id: string): Promise<EdgeAgentResult> {
   return idle;
 }
 
-async function send(id: string, text: string): Promise<void> {
-  expect(await bus.send(id, text)).toMatchObject({ status: 'ok', running: true });
-}
+const send = (id: string, text: string) => bus.sendOk(id, text);
 
 const approvalShown = (s: EdgeAgentResult) => (s.approvals ?? []).length > 0;
 

@@ -4,7 +4,7 @@
 // data (and so Claude Code state) directory, project and provider.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
@@ -13,7 +13,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../../support/fake-anthr
 import { claudeBinary, claudeEdgeEnv, WAIT_MS } from './claude-harness.js';
 import {
   AgentEdgeBus,
-  killAgentsIn,
+  tearDownCase,
   childrenIn,
   expectOrderedTiming,
   lastAssistant,
@@ -65,30 +65,12 @@ beforeEach(async () => {
   current = { ...c, edge: await bootEdge(c) };
 });
 
-afterEach(async () => {
-  const c = current;
-  await c.edge.close();
-  killAgentsIn(c.base);
-  await c.provider.stop();
-  await rm(c.base, { recursive: true, force: true });
-});
+afterEach(() => tearDownCase(current));
 
 const rpc = bus.rpc.bind(bus);
 
-/** The explicit claude binary, as the edge discovered it. */
-async function installationId(): Promise<string> {
-  const discovered = await rpc({ action: 'discover' });
-  expect(discovered.status).toBe('ok');
-  const explicit = discovered.installations?.find((entry) => entry.source === 'explicit');
-  expect(explicit).toMatchObject({ kind: 'claude' });
-  return explicit!.id;
-}
-
 async function start(project = current.project): Promise<EdgeAgentResult> {
-  const started = await rpc(
-    { action: 'start', installation_id: await installationId(), project, access_id: ACCESS },
-    { project_root: project },
-  );
+  const started = await bus.startSession('claude', project);
   expect(started).toMatchObject({ status: 'ok', revision: 1, project });
   // Absent means false: Claude Code sessions offer no `permissions` (reference §3).
   expect(started.permissions_available).toBeFalsy();
@@ -109,11 +91,7 @@ async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
   return idle;
 }
 
-async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await bus.send(sessionId, text);
-  expect(sent).toMatchObject({ status: 'ok', running: true });
-  return sent;
-}
+const send = (sessionId: string, text: string) => bus.sendOk(sessionId, text);
 
 describe('edge connector driving the real Claude Code CLI', () => {
   it('streams a reply, then lists the models and switches to one for the next turn', async () => {

@@ -4,7 +4,7 @@
 // its own CODEX_HOME, project, data directory and provider.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
@@ -19,7 +19,7 @@ import {
 import { codexBinary, WAIT_MS } from './codex-harness.js';
 import {
   AgentEdgeBus,
-  killAgentsIn,
+  tearDownCase,
   childrenIn,
   expectOrderedTiming,
   lastAssistant,
@@ -88,30 +88,12 @@ beforeEach(async () => {
   current = { ...c, edge: await bootEdge(c) };
 });
 
-afterEach(async () => {
-  const c = current;
-  await c.edge.close();
-  killAgentsIn(c.base);
-  await c.provider.stop();
-  await rm(c.base, { recursive: true, force: true });
-});
+afterEach(() => tearDownCase(current));
 
 const rpc = bus.rpc.bind(bus);
 
-/** The explicit codex binary, as the edge discovered it. */
-async function installationId(): Promise<string> {
-  const discovered = await rpc({ action: 'discover' });
-  expect(discovered.status).toBe('ok');
-  const explicit = discovered.installations?.find((entry) => entry.source === 'explicit');
-  expect(explicit).toMatchObject({ kind: 'codex' });
-  return explicit!.id;
-}
-
 async function start(project = current.project): Promise<EdgeAgentResult> {
-  const started = await rpc(
-    { action: 'start', installation_id: await installationId(), project, access_id: ACCESS },
-    { project_root: project },
-  );
+  const started = await bus.startSession('codex', project);
   expect(started).toMatchObject({ status: 'ok', revision: 1, project, model: FAKE_MODEL });
   expect(started.thread_id).toMatch(/^[0-9a-f-]{36}$/);
   return started;
@@ -130,11 +112,7 @@ async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
   return idle;
 }
 
-async function send(sessionId: string, text: string): Promise<EdgeAgentResult> {
-  const sent = await bus.send(sessionId, text);
-  expect(sent).toMatchObject({ status: 'ok', running: true });
-  return sent;
-}
+const send = (sessionId: string, text: string) => bus.sendOk(sessionId, text);
 
 describe('edge connector driving the real Codex CLI', () => {
   it('streams a reply, then lists the models and selects one for the next turn', async () => {

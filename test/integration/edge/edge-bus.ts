@@ -3,6 +3,7 @@
 // (it acks and records every update), an edge_agent_v1 client of the edge, starting an edge and
 // waiting until it answers, and killing the agent processes a test left behind.
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { expect } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
@@ -117,6 +118,32 @@ export class AgentEdgeBus {
     return this.rpc({ action: 'send', ...this.on(sessionId), text });
   }
 
+  /** A send the edge accepted: the turn is running. */
+  async sendOk(sessionId: string, text: string): Promise<EdgeAgentResult> {
+    const sent = await this.send(sessionId, text);
+    expect(sent).toMatchObject({ status: 'ok', running: true });
+    return sent;
+  }
+
+  /** The installation the edge was pointed at (`source: explicit`), which must be of `kind`. */
+  async explicitInstallation(kind: string): Promise<string> {
+    const discovered = await this.rpc({ action: 'discover' });
+    expect(discovered.status).toBe('ok');
+    const explicit = discovered.installations?.find((entry) => entry.source === 'explicit');
+    expect(explicit).toMatchObject({ kind });
+    return explicit!.id;
+  }
+
+  /** Starts a saved session of the explicit installation in `project`. */
+  startSession(kind: string, project: string): Promise<EdgeAgentResult> {
+    return this.explicitInstallation(kind).then((installation) =>
+      this.rpc(
+        { action: 'start', installation_id: installation, project, access_id: this.access },
+        { project_root: project },
+      ),
+    );
+  }
+
   /** Starts an edge on this bus with `env` over the common variables; resolves once it answers. */
   async start(env: Record<string, string | undefined>, waitMs: number): Promise<RunningEdge> {
     const edge = await startEdge(
@@ -174,6 +201,18 @@ export function killAgentsIn(dir: string): void {
       // Already gone.
     }
   }
+}
+
+/** Stops a test's edge, its agents and its provider, and removes its folder. */
+export async function tearDownCase(c: {
+  edge: RunningEdge;
+  base: string;
+  provider: { stop(): Promise<void> };
+}): Promise<void> {
+  await c.edge.close();
+  killAgentsIn(c.base);
+  await c.provider.stop();
+  await rm(c.base, { recursive: true, force: true });
 }
 
 /** The two replies of the resume tests: a word to remember, then the proof it was. */

@@ -304,7 +304,7 @@ describe('router + history: stored sessions', () => {
   });
 
   it('sends once, with the journaled revision; history archives each finished round from the journal', async () => {
-    const { session, edge, sessions, journal } = await journaledSession();
+    const { session, edge, journal } = await journaledSession();
     try {
       // An empty window has nothing to archive: it does not roll.
       const first = await route({ action: 'send', session_id: session, text: 'first round' });
