@@ -20,7 +20,7 @@ import { codexBinary, WAIT_MS } from './codex-harness.js';
 import {
   AgentEdgeBus,
   tearDownCase,
-  childrenIn,
+  expectOneOfTwoKilled,
   expectOrderedTiming,
   lastAssistant,
   REMEMBER_SWORDFISH,
@@ -362,27 +362,14 @@ describe('edge connector driving the real Codex CLI', () => {
   });
 
   it('closes a session whose Codex process dies mid-turn and leaves the others running', async () => {
-    const otherProject = path.join(current.base, 'other');
-    await mkdir(otherProject);
     current.provider.script({ kind: 'hang', text: 'Working on it' }, { kind: 'text', text: 'still here' });
-    const doomed = (await start()).session_id!;
-    const survivor = (await start(otherProject)).session_id!;
-
-    await send(doomed, 'long task');
-    await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
-    const [pid] = childrenIn(current.project);
-    expect(pid).toEqual(expect.any(Number));
-    process.kill(pid!, 'SIGKILL');
-
-    const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
-    expect(closed.status).toBe('session_closed');
-    expect(closed.running).toBeFalsy();
-    expect(closed.turn_timing?.finished_ms ?? null).toBeNull();
-
-    await send(survivor, 'are you there?');
-    const done = await untilIdle(survivor);
-    expect(done.status).toBe('ok');
-    expect(done.closed).toBeFalsy();
-    expect(lastAssistant(done)).toBe('still here');
+    await expectOneOfTwoKilled({
+      start,
+      send,
+      watch,
+      untilIdle,
+      base: current.base,
+      project: current.project,
+    });
   });
 });

@@ -3,7 +3,8 @@
 // (it acks and records every update), an edge_agent_v1 client of the edge, starting an edge and
 // waiting until it answers, and killing the agent processes a test left behind.
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { expect } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
@@ -213,6 +214,50 @@ export async function tearDownCase(c: {
   killAgentsIn(c.base);
   await c.provider.stop();
   await rm(c.base, { recursive: true, force: true });
+}
+
+/** The steps of an agent suite a shared scenario drives. */
+export interface AgentSteps {
+  start(project?: string): Promise<EdgeAgentResult>;
+  send(sessionId: string, text: string): Promise<EdgeAgentResult>;
+  watch(
+    sessionId: string,
+    done: (snapshot: EdgeAgentResult) => boolean,
+    what: string,
+  ): Promise<EdgeAgentResult>;
+  untilIdle(sessionId: string): Promise<EdgeAgentResult>;
+  base: string;
+  project: string;
+}
+
+/**
+ * The agent process of one session is killed mid-turn (the provider hangs its first reply, then
+ * answers "still here"): that session closes without turn timing, and a second session of the
+ * same edge, in another project, still answers.
+ */
+export async function expectOneOfTwoKilled(steps: AgentSteps): Promise<void> {
+  const { start, send, watch, untilIdle } = steps;
+  const otherProject = path.join(steps.base, 'other');
+  await mkdir(otherProject);
+  const doomed = (await start()).session_id!;
+  const survivor = (await start(otherProject)).session_id!;
+
+  await send(doomed, 'long task');
+  await watch(doomed, (s) => lastAssistant(s).length > 0, 'the first reply');
+  const [pid] = childrenIn(steps.project);
+  expect(pid).toEqual(expect.any(Number));
+  process.kill(pid!, 'SIGKILL');
+
+  const closed = await watch(doomed, (s) => Boolean(s.closed), 'the session to close');
+  expect(closed.status).toBe('session_closed');
+  expect(closed.running).toBeFalsy();
+  expect(closed.turn_timing?.finished_ms ?? null).toBeNull();
+
+  await send(survivor, 'are you there?');
+  const done = await untilIdle(survivor);
+  expect(done.status).toBe('ok');
+  expect(done.closed).toBeFalsy();
+  expect(lastAssistant(done)).toBe('still here');
 }
 
 /** The two replies of the resume tests: a word to remember, then the proof it was. */
