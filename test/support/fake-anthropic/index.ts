@@ -2,7 +2,7 @@
 // CLI offline. Claude Code POSTs `{base_url}/v1/messages`; each streaming POST takes the next
 // scripted step. The request log keeps shapes and counts only, never prompt or output text.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
 
 /** The key the CLI must be given; any value works, the fake only checks one is sent. */
 export const FAKE_ANTHROPIC_KEY = 'fake-anthropic-key';
@@ -337,8 +337,7 @@ export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
       serve(res, id, body, step, entry.afterTool);
     })();
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const bound = (server.address() as AddressInfo).port;
+  const bound = await listenLocal(server, port);
 
   return {
     port: bound,
@@ -351,26 +350,8 @@ export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
     get otherRequests() {
       return otherRequests;
     },
-    waitForRequests(count, timeoutMs) {
-      return new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (requests.length < count) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`fake provider saw ${requests.length} of ${count} requests`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake provider'),
+    stop: () => closeServer(server),
   };
 }
 

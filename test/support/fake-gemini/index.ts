@@ -5,8 +5,8 @@
 // `slow:`), as the Codex fake does. The request log keeps shapes and counts only, never text.
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
 export const FAKE_GEMINI_KEY = 'fake-gemini-key';
@@ -259,8 +259,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       await stream(res, chunks, delayMs);
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenLocal(server);
   return {
     port,
     baseUrl: `http://127.0.0.1:${port}`,
@@ -269,26 +268,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     get unknownRequests() {
       return unknownRequests;
     },
-    waitForRequests(count, timeoutMs) {
-      return new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (requests.length < count) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`fake gemini saw ${requests.length} of ${count} requests`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake gemini'),
+    stop: () => closeServer(server),
   };
 }
 

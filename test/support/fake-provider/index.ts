@@ -3,8 +3,8 @@
 // The request log keeps shapes and counts only, never prompt or output text.
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
 
 export const FAKE_MODEL = 'fake-model';
 export const FAKE_PROVIDER_ID = 'fake';
@@ -386,8 +386,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     outboundAttempts++;
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenLocal(server);
 
   return {
     port,
@@ -400,26 +399,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     get outboundAttempts() {
       return outboundAttempts;
     },
-    waitForRequests(count, timeoutMs) {
-      return new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (requests.length < count) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`fake provider saw ${requests.length} of ${count} requests`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake provider'),
+    stop: () => closeServer(server),
   };
 }
 
