@@ -9,7 +9,13 @@
 import { jest } from '@jest/globals';
 import { freePort, signToken, TEST_JWT_SECRET, sleep, waitUntil } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
-import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
+import {
+  LoadClient,
+  SseView,
+  startScriptedSessions,
+  storedUserTexts,
+  Turns,
+} from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
 import { LoadBalancer } from '../support/load-balancer.js';
@@ -122,30 +128,19 @@ afterAll(async () => {
 
 test('a rolling restart of 2 api and 3 router replicas under load fails no request and loses or doubles no message', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'rollout',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: e2e.projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
+  const started = await startScriptedSessions(
+    client,
+    e2e.owner,
+    { edgeId, project: e2e.projectDir, name: 'rollout' },
+    SESSIONS,
+  );
+  const accessId = started.accessId;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
-
-  const sessions: { id: string; revision: number; turns: Turns; sent: string[] }[] = [];
-  for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await client.call({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation.id,
-      project: e2e.projectDir,
-    });
-    sessions.push({ id: started.session_id!, revision: started.revision ?? 0, turns: new Turns(), sent: [] });
-  }
+  const sessions = started.sessions.map((session) => ({
+    ...session,
+    turns: new Turns(),
+    sent: [] as string[],
+  }));
 
   const stopSending = new AbortController();
   const stopStreaming = new AbortController();

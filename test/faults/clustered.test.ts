@@ -15,7 +15,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
 import { freePort, LIMITS_OFF_ENV, signToken } from '#test-support';
 import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
-import { LoadClient } from '../support/closed-loop.js';
+import { LoadClient, startScriptedSessions } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LoadBalancer } from '../support/load-balancer.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
@@ -168,28 +168,12 @@ function replicaFault(name: ServiceName): Fault {
 
 test('kill -9 the stream leader node, a Redis master and one replica of each service under load: nothing lost or doubled', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'faults-clustered',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: e2e.projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const sessions: { id: string; revision: number }[] = [];
-  for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await client.call({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation.id,
-      project: e2e.projectDir,
-    });
-    sessions.push({ id: started.session_id!, revision: started.revision ?? 0 });
-  }
+  const { accessId, sessions } = await startScriptedSessions(
+    client,
+    e2e.owner,
+    { edgeId, project: e2e.projectDir, name: 'faults-clustered' },
+    SESSIONS,
+  );
 
   let leader = 0;
   const faults: Fault[] = [

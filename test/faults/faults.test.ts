@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { LIMITS_OFF_ENV, signToken } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
-import { LoadClient } from '../support/closed-loop.js';
+import { LoadClient, startScriptedSessions } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateNats, PrivatePostgres, PrivateRedis } from '../support/private-servers.js';
 import { expectNothingLost, FaultRun, type Fault } from './fault-run.js';
@@ -151,28 +151,12 @@ const FAULTS: Fault[] = [
 
 test('every service and dependency killed in turn under load: nothing acknowledged lost or doubled', async () => {
   const edgeId = stack.edge!.id;
-  const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
-  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: 'faults',
-    kind: 'scripted',
-    edge_id: edgeId,
-    installation_id: installation.id,
-    project: e2e.projectDir,
-  });
-  expect(created.status).toBe(200);
-  const accessId = created.body.data!.id;
-  const sessions: { id: string; revision: number }[] = [];
-  for (let index = 0; index < SESSIONS; index += 1) {
-    const started = await client.call({
-      edge_id: edgeId,
-      action: 'start',
-      access_id: accessId,
-      installation_id: installation.id,
-      project: e2e.projectDir,
-    });
-    sessions.push({ id: started.session_id!, revision: started.revision ?? 0 });
-  }
+  const { accessId, sessions } = await startScriptedSessions(
+    client,
+    e2e.owner,
+    { edgeId, project: e2e.projectDir, name: 'faults' },
+    SESSIONS,
+  );
   // TETHER_FAULTS_ONLY=edge,Redis runs only the faults whose names start so (while investigating one).
   const only = process.env.TETHER_FAULTS_ONLY?.split(',');
   const run = new FaultRun({

@@ -349,3 +349,39 @@ export class Turns {
     return result;
   }
 }
+
+/**
+ * A saved access of the edge's scripted installation (created by `owner`), and `count` sessions
+ * of it started through `client`: what every load suite begins with.
+ */
+export async function startScriptedSessions(
+  client: LoadClient,
+  owner: ApiClient,
+  place: { edgeId: string; project: string; name: string },
+  count: number,
+): Promise<{ accessId: string; sessions: { id: string; revision: number }[] }> {
+  const { edgeId, project } = place;
+  const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
+  const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
+  const created = await owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name: place.name,
+    kind: 'scripted',
+    edge_id: edgeId,
+    installation_id: installation.id,
+    project,
+  });
+  if (created.status !== 200) throw new Error(`the saved access was refused: HTTP ${created.status}`);
+  const accessId = created.body.data!.id;
+  const sessions: { id: string; revision: number }[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = await client.call({
+      edge_id: edgeId,
+      action: 'start',
+      access_id: accessId,
+      installation_id: installation.id,
+      project,
+    });
+    sessions.push({ id: started.session_id!, revision: started.revision ?? 0 });
+  }
+  return { accessId, sessions };
+}
