@@ -44,6 +44,7 @@ const API_REQUESTS: readonly RequestName[] = [
 const ROUTER_REQUESTS: readonly RequestName[] = [
   'historyResumeSeed',
   'historySnapshot',
+  // Only routers of the previous release send it (rolling upgrades); drop it with that release.
   'historyArchiveWindow',
   'historyRename',
   'historyDelete',

@@ -29,6 +29,9 @@ export class ArchiveHandler {
     return this.archive.snapshot(parsePayload('historySnapshot', requestSchemas.historySnapshot, payload));
   }
 
+  // Routers of this release never call it (history archives windows from the journal, see
+  // journal-fold.ts); it answers the routers of the previous release during a rolling upgrade,
+  // and both writes of one window hold the same final state (first write wins).
   @MessagePattern('historyArchiveWindow')
   archiveWindow(@Payload() payload: unknown): Promise<HistoryArchiveWindowReply> {
     return this.archive.archiveWindow(
