@@ -16,7 +16,7 @@ import {
   tearDownCase,
   expectOneOfTwoKilled,
   childrenIn,
-  expectOrderedTiming,
+  clientSteps,
   lastAssistant,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
@@ -79,20 +79,8 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
   return started;
 }
 
-const on = (sessionId: string) => bus.on(sessionId);
-
-/** Watches, as a client would, until `done` holds; bounded by WAIT_MS. */
-const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
-  bus.watchUntil(sessionId, done, what, WAIT_MS);
-
-/** Until the turn is over; every finished turn must carry ordered timing. */
-async function untilIdle(sessionId: string): Promise<EdgeAgentResult> {
-  const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
-  expectOrderedTiming(idle);
-  return idle;
-}
-
-const send = (sessionId: string, text: string) => bus.sendOk(sessionId, text);
+/** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
+const { on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
 
 describe('edge connector driving the real Claude Code CLI', () => {
   it('streams a reply, then lists the models and switches to one for the next turn', async () => {

@@ -216,6 +216,26 @@ export async function tearDownCase(c: {
   await rm(c.base, { recursive: true, force: true });
 }
 
+/**
+ * The client steps an agent suite drives its edge with, bounded by `waitMs`: watch until a
+ * condition holds, until the turn is over (every finished turn carries ordered timing), and an
+ * accepted send.
+ */
+export function clientSteps(bus: AgentEdgeBus, waitMs: number) {
+  const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
+    bus.watchUntil(sessionId, done, what, waitMs);
+  return {
+    on: (sessionId: string) => bus.on(sessionId),
+    watch,
+    untilIdle: async (sessionId: string): Promise<EdgeAgentResult> => {
+      const idle = await watch(sessionId, (snapshot) => !snapshot.running, 'the turn to finish');
+      expectOrderedTiming(idle);
+      return idle;
+    },
+    send: (sessionId: string, text: string) => bus.sendOk(sessionId, text),
+  };
+}
+
 /** The steps of an agent suite a shared scenario drives. */
 export interface AgentSteps {
   start(project?: string): Promise<EdgeAgentResult>;
