@@ -11,8 +11,6 @@
 //
 // Redis: a Redis Cluster of 3 masters and 3 replicas started here (ports 7400-7405), or
 // TETHER_TEST_CLUSTER_REDIS_URL when set (a Redis Cluster or Sentinel URL of the caller's).
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
@@ -78,15 +76,8 @@ beforeAll(async () => {
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({
-          rules: [{ steps: [{ type: 'reply', text: 'clustered. '.repeat(6), deltas: 4, delay_ms: 30 }] }],
-        }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
+    script: {
+      rules: [{ steps: [{ type: 'reply', text: 'clustered. '.repeat(6), deltas: 4, delay_ms: 30 }] }],
     },
     stack: {
       natsUrl: cluster.url,

@@ -8,8 +8,6 @@
 // history (each started again after 1 s). It asserts what must hold whatever the timings (every
 // failure retryable, 0 acknowledged sends lost or doubled, history caught up, every SSE view
 // equal to what was sent) and prints recovery times and the latency of the calls answered.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
@@ -87,14 +85,7 @@ beforeAll(async () => {
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
     owner,
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] },
     stack: {
       natsUrl: nats.url,
       redisUrl: redis.url,

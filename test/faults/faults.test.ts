@@ -7,8 +7,7 @@
 // each retryable, acknowledged sends lost or stored twice, the recovery time and when history
 // (Postgres) held every acknowledged send; it asserts 0 lost, 0 duplicated, every failure
 // retryable and history caught up, and prints the figures (timings are never asserted).
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { jest } from '@jest/globals';
 import { LIMITS_OFF_ENV, signToken } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
@@ -63,14 +62,7 @@ beforeAll(async () => {
     edgeSecret: EDGE_SECRET,
     owner,
     services: { natsUrl: nats.url, redisUrl: redis.url, databaseUrl: postgres.url },
-    prepareEdge: (edgeDir) => {
-      const scriptPath = join(edgeDir, 'script.json');
-      writeFileSync(
-        scriptPath,
-        JSON.stringify({ rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] }),
-      );
-      return { TETHER_SCRIPTED_SCRIPT: scriptPath };
-    },
+    script: { rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] },
     stack: {
       readyTimeoutMs: READY_TIMEOUT_MS,
       // TETHER_FAULTS_LOG=<file>: every line of every service, for a failure the last lines do not explain.
