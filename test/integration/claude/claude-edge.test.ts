@@ -15,9 +15,11 @@ import {
   AgentEdgeBus,
   tearDownCase,
   expectOneOfTwoKilled,
+  expectResumedAfterRestart,
   childrenIn,
   clientSteps,
   lastAssistant,
+  LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
 
@@ -190,10 +192,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
           {
             question: 'Which one?',
             header: 'Pick',
-            options: [
-              { label: 'Left', description: 'the left one' },
-              { label: 'Right', description: 'the right one' },
-            ],
+            options: LEFT_OR_RIGHT,
           },
         ],
       },
@@ -209,10 +208,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
         id: 'q1',
         header: 'Pick',
         question: 'Which one?',
-        options: [
-          { label: 'Left', description: 'the left one' },
-          { label: 'Right', description: 'the right one' },
-        ],
+        options: LEFT_OR_RIGHT,
       },
     ]);
     // An answer outside the options changes nothing.
@@ -276,37 +272,16 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('resumes a session after an edge restart with the conversation intact', async () => {
     current.provider.script(...REMEMBER_SWORDFISH);
-    const started = await start();
-    const id = started.session_id!;
-    await send(id, 'remember the word swordfish');
-    await untilIdle(id);
-
-    await current.edge.close();
-    const { last, seed } = bus.resumeSeed(id);
-    expect(last).toMatchObject({ closed: true, status: 'session_closed' });
-    current.edge = await bootEdge(current);
-    const resumed = await rpc(
-      { action: 'resume', ...on(id) },
-      { resume: seed, project_root: current.project },
-    );
-    expect(resumed).toMatchObject({
-      status: 'ok',
-      session_id: id,
-      thread_id: started.thread_id,
-      revision: last.revision! + 1,
-      started_at: last.started_at,
+    await expectResumedAfterRestart(bus, {
+      start,
+      send,
+      untilIdle,
+      project: current.project,
+      stopEdge: () => current.edge.close(),
+      bootEdge: async () => {
+        current.edge = await bootEdge(current);
+      },
     });
-    expect(resumed.closed || resumed.running).toBeFalsy();
-    expect(resumed.messages).toEqual(last.messages);
-
-    await send(id, 'what was the word?');
-    const done = await untilIdle(id);
-    expect(done.messages?.map((message) => message.text)).toEqual([
-      'remember the word swordfish',
-      'I will remember swordfish.',
-      'what was the word?',
-      'You said swordfish.',
-    ]);
     // The provider received the earlier conversation with the new turn.
     const turns = current.provider.requests.filter((request) => request.step === 'text');
     expect(turns).toHaveLength(2);

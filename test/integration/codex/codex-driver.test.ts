@@ -8,6 +8,7 @@ import { DriverError } from '../../../apps/edge-connector/src/agent/agent-driver
 import { createCodexDriver } from '../../../apps/edge-connector/src/agent/codex/index.js';
 import { FAKE_MODEL } from '../../support/fake-provider/index.js';
 import { createHarness, EventLog, runTurn, WAIT_MS, type Harness } from './codex-harness.js';
+import { LEFT_OR_RIGHT } from '../edge/edge-bus.js';
 
 jest.setTimeout(60_000);
 
@@ -184,10 +185,7 @@ describe('Codex driver (real codex app-server)', () => {
             id: 'choice',
             header: 'Pick',
             question: 'Which one?',
-            options: [
-              { label: 'Left', description: 'the left one' },
-              { label: 'Right', description: 'the right one' },
-            ],
+            options: LEFT_OR_RIGHT,
           },
         ],
       },

@@ -21,8 +21,10 @@ import {
   AgentEdgeBus,
   tearDownCase,
   expectOneOfTwoKilled,
+  expectResumedAfterRestart,
   clientSteps,
   lastAssistant,
+  LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
 
@@ -229,10 +231,7 @@ describe('edge connector driving the real Codex CLI', () => {
             id: 'choice',
             header: 'Pick',
             question: 'Which one?',
-            options: [
-              { label: 'Left', description: 'the left one' },
-              { label: 'Right', description: 'the right one' },
-            ],
+            options: LEFT_OR_RIGHT,
           },
         ],
       },
@@ -248,10 +247,7 @@ describe('edge connector driving the real Codex CLI', () => {
         id: 'choice',
         header: 'Pick',
         question: 'Which one?',
-        options: [
-          { label: 'Left', description: 'the left one' },
-          { label: 'Right', description: 'the right one' },
-        ],
+        options: LEFT_OR_RIGHT,
       }),
     ]);
     const answered = await rpc({
@@ -310,39 +306,20 @@ describe('edge connector driving the real Codex CLI', () => {
 
   it('resumes a session after an edge restart with the thread history intact', async () => {
     current.provider.script(...REMEMBER_SWORDFISH);
-    const started = await start();
-    const id = started.session_id!;
-    await send(id, 'remember the word swordfish');
-    await untilIdle(id);
-
-    await current.edge.close();
-    // The manager's seed comes from the last snapshot the router stored (the closed one).
-    const { last, seed } = bus.resumeSeed(id);
-    expect(last).toMatchObject({ closed: true, status: 'session_closed' });
-    current.edge = await bootEdge(current);
-    const resumed = await rpc(
-      { action: 'resume', ...on(id) },
-      { resume: seed, project_root: current.project },
+    await expectResumedAfterRestart(
+      bus,
+      {
+        start,
+        send,
+        untilIdle,
+        project: current.project,
+        stopEdge: () => current.edge.close(),
+        bootEdge: async () => {
+          current.edge = await bootEdge(current);
+        },
+      },
+      { permission_mode: 'read-only' },
     );
-    expect(resumed).toMatchObject({
-      status: 'ok',
-      session_id: id,
-      thread_id: started.thread_id,
-      revision: last.revision! + 1,
-      permission_mode: 'read-only',
-      started_at: last.started_at,
-    });
-    expect(resumed.closed || resumed.running).toBeFalsy();
-    expect(resumed.messages).toEqual(last.messages);
-
-    await send(id, 'what was the word?');
-    const done = await untilIdle(id);
-    expect(done.messages?.map((message) => message.text)).toEqual([
-      'remember the word swordfish',
-      'I will remember swordfish.',
-      'what was the word?',
-      'You said swordfish.',
-    ]);
     // The provider received the earlier conversation with the new turn.
     const [first, second] = current.provider.requests;
     expect(second!.userMessages).toBeGreaterThan(first!.userMessages);

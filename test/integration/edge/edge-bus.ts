@@ -280,6 +280,61 @@ export async function expectOneOfTwoKilled(steps: AgentSteps): Promise<void> {
   expect(lastAssistant(done)).toBe('still here');
 }
 
+/**
+ * A session that remembered a word survives an edge restart: resumed from the manager's seed
+ * (the last state the router stored, the closed one), it continues at the next revision with its
+ * thread and messages (and `expected` besides), and its next turn still knows the word (the
+ * provider must be scripted with REMEMBER_SWORDFISH).
+ */
+export async function expectResumedAfterRestart(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'start' | 'send' | 'untilIdle' | 'project'> & {
+    stopEdge(): Promise<void>;
+    bootEdge(): Promise<void>;
+  },
+  expected: Partial<EdgeAgentResult> = {},
+): Promise<void> {
+  const { send, untilIdle } = steps;
+  const started = await steps.start();
+  const id = started.session_id!;
+  await send(id, 'remember the word swordfish');
+  await untilIdle(id);
+
+  await steps.stopEdge();
+  const { last, seed } = bus.resumeSeed(id);
+  expect(last).toMatchObject({ closed: true, status: 'session_closed' });
+  await steps.bootEdge();
+  const resumed = await bus.rpc(
+    { action: 'resume', ...bus.on(id) },
+    { resume: seed, project_root: steps.project },
+  );
+  expect(resumed).toMatchObject({
+    status: 'ok',
+    session_id: id,
+    thread_id: started.thread_id,
+    revision: last.revision! + 1,
+    started_at: last.started_at,
+    ...expected,
+  });
+  expect(resumed.closed || resumed.running).toBeFalsy();
+  expect(resumed.messages).toEqual(last.messages);
+
+  await send(id, 'what was the word?');
+  const done = await untilIdle(id);
+  expect(done.messages?.map((message) => message.text)).toEqual([
+    'remember the word swordfish',
+    'I will remember swordfish.',
+    'what was the word?',
+    'You said swordfish.',
+  ]);
+}
+
+/** The options of the scripted questions the agent suites ask. */
+export const LEFT_OR_RIGHT = [
+  { label: 'Left', description: 'the left one' },
+  { label: 'Right', description: 'the right one' },
+];
+
 /** The two replies of the resume tests: a word to remember, then the proof it was. */
 export const REMEMBER_SWORDFISH = [
   { kind: 'text', text: 'I will remember swordfish.' },
