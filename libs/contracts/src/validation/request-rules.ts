@@ -257,15 +257,14 @@ function shapeProblem(r: EdgeAgentRequest, spec: ActionSpec): string | null {
   const noProject = (r.project ?? '') === '';
   const noInstallation = (r.installation_id ?? '') === '';
   const noTextProjectOrInstallation = `${action} takes no text, project or installation`;
+  const sessionless = () =>
+    !noSession || !noText || !noProject || !noInstallation
+      ? `${action} takes no session, text, project or installation`
+      : null;
   switch (action) {
-    case 'discover':
-    case 'directories':
     case 'sessions':
-      if (action === 'sessions' && !isOpaqueId(accessId)) return 'sessions requires a 32-character access_id';
-      if (!noSession || !noText || !noProject || !noInstallation) {
-        return `${action} takes no session, text, project or installation`;
-      }
-      return null;
+      if (!isOpaqueId(accessId)) return 'sessions requires a 32-character access_id';
+      return sessionless();
     case 'start':
       if (!isOpaqueId(r.installation_id ?? '')) return 'start requires a 32-character installation_id';
       if (noProject) return 'start requires a project';
@@ -283,7 +282,8 @@ function shapeProblem(r: EdgeAgentRequest, spec: ActionSpec): string | null {
       return null;
     default:
       if (spec.file && !isOpaqueId(accessId)) return `${action} requires a 32-character access_id`;
-      if (!spec.file && !spec.session) return null;
+      // An action of the table that names no session (discover, directories) takes none of them.
+      if (!spec.file && !spec.session) return sessionless();
       if (!isOpaqueId(sessionId)) return `${action} requires a 32-character session_id`;
       if (!noText || !noProject || !noInstallation) return noTextProjectOrInstallation;
       // `file` is defined here: checked above for every file action.
