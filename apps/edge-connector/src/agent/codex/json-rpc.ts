@@ -1,10 +1,18 @@
 // JSON-lines JSON-RPC over a child's stdio, as the Codex app-server speaks it: one object per
 // line, no "jsonrpc" field, server→client requests share the stream with notifications.
 import type { Readable, Writable } from 'node:stream';
+import {
+  AwaitedReplies,
+  InboundQueue,
+  isJsonObject,
+  type JsonObject,
+  LineFramer,
+  parseObjectLine,
+} from '../stdio-lines.js';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES, RPC_PENDING_CALLS_MAX } from './codex-limits.js';
 
 export type RequestId = string | number;
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject };
 
 export type InboundMessage =
   | { kind: 'notification'; method: string; params: JsonObject }
@@ -41,13 +49,6 @@ export class RpcUnavailableError extends Error {
   }
 }
 
-interface PendingCall {
-  method: string;
-  resolve: (result: unknown) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
 export interface JsonRpcConnectionOptions {
   input: Readable;
   output: Writable;
@@ -57,23 +58,33 @@ export interface JsonRpcConnectionOptions {
   onClose: (reason: CloseReason) => void;
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isRequestId = (value: unknown): value is RequestId =>
   typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 
 export class JsonRpcConnection {
   private nextId = 1;
-  private readonly pending = new Map<number, PendingCall>();
-  private readonly queue: InboundMessage[] = [];
-  private draining = false;
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
+  private readonly pending = new AwaitedReplies<number>(
+    (reason, method) => new RpcUnavailableError(reason, method),
+  );
+  private readonly queue: InboundQueue<InboundMessage>;
+  private readonly framer: LineFramer;
   private closedReason: CloseReason | undefined;
 
   constructor(private readonly options: JsonRpcConnectionOptions) {
-    options.input.on('data', (chunk: Buffer) => this.onData(chunk));
+    const stopped = (): boolean => this.closed;
+    this.queue = new InboundQueue({
+      max: RPC_EVENT_QUEUE_MAX,
+      consume: (message) => options.onMessage(message),
+      onOverflow: () => this.close('event_queue_overflow'),
+      stopped,
+    });
+    this.framer = new LineFramer({
+      maxBytes: RPC_FRAME_MAX_BYTES,
+      onLine: (line) => this.onLine(line),
+      onTooLarge: () => this.close('frame_too_large'),
+      stopped,
+    });
+    options.input.on('data', (chunk: Buffer) => this.framer.push(chunk));
     options.input.on('end', () => this.close('stream_ended'));
     options.input.on('error', () => this.close('stream_ended'));
     options.output.on('error', () => this.close('write_failed'));
@@ -93,18 +104,7 @@ export class JsonRpcConnection {
       return Promise.reject(new RpcUnavailableError('too_many_calls', method));
     }
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new RpcUnavailableError('timeout', method));
-      }, timeoutMs);
-      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, timer });
-      if (!this.write({ id, method, params })) {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        reject(new RpcUnavailableError('closed', method));
-      }
-    });
+    return this.pending.open(id, method, timeoutMs, () => this.write({ id, method, params })) as Promise<T>;
   }
 
   notify(method: string, params?: JsonObject): boolean {
@@ -124,13 +124,9 @@ export class JsonRpcConnection {
   close(reason: CloseReason): void {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
-    this.buffered = [];
-    this.queue.length = 0;
-    for (const [id, call] of this.pending) {
-      clearTimeout(call.timer);
-      call.reject(new RpcUnavailableError('closed', call.method));
-      this.pending.delete(id);
-    }
+    this.framer.clear();
+    this.queue.clear();
+    this.pending.rejectAll();
     this.options.onClose(reason);
   }
 
@@ -147,99 +143,32 @@ export class JsonRpcConnection {
     }
   }
 
-  private onData(chunk: Buffer): void {
-    let start = 0;
-    while (!this.closed) {
-      const newline = chunk.indexOf(0x0a, start);
-      if (newline === -1) break;
-      const piece = chunk.subarray(start, newline);
-      start = newline + 1;
-      if (this.bufferedBytes + piece.length > RPC_FRAME_MAX_BYTES) {
-        this.close('frame_too_large');
-        return;
-      }
-      const line = this.bufferedBytes === 0 ? piece : Buffer.concat([...this.buffered, piece]);
-      this.buffered = [];
-      this.bufferedBytes = 0;
-      this.onLine(line.toString('utf8'));
-    }
-    if (this.closed || start >= chunk.length) return;
-    const rest = chunk.subarray(start);
-    if (this.bufferedBytes + rest.length > RPC_FRAME_MAX_BYTES) {
-      this.close('frame_too_large');
-      return;
-    }
-    this.buffered.push(Buffer.from(rest));
-    this.bufferedBytes += rest.length;
-  }
-
-  private onLine(line: string): void {
-    if (line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.close('invalid_frame');
-      return;
-    }
-    if (!isObject(message)) {
+  private onLine(line: Buffer): void {
+    const message = parseObjectLine(line);
+    if (message === 'blank') return;
+    if (message === 'invalid') {
       this.close('invalid_frame');
       return;
     }
     const { id, method } = message;
     if (typeof method === 'string') {
-      const params = isObject(message.params) ? message.params : {};
-      if (id === undefined) this.enqueue({ kind: 'notification', method, params });
-      else if (isRequestId(id)) this.enqueue({ kind: 'request', id, method, params });
+      const params = isJsonObject(message.params) ? message.params : {};
+      if (id === undefined) this.queue.push({ kind: 'notification', method, params });
+      else if (isRequestId(id)) this.queue.push({ kind: 'request', id, method, params });
       else this.close('invalid_frame');
       return;
     }
     if (typeof id !== 'number') return; // An answer to nothing we sent: ignore.
-    const call = this.pending.get(id);
+    const call = this.pending.take(id);
     if (!call) return; // Late answer after a timeout.
-    this.pending.delete(id);
-    clearTimeout(call.timer);
     if (message.error !== undefined) {
       const code =
-        isObject(message.error) && typeof message.error.code === 'number' ? message.error.code : undefined;
-      call.reject(new RpcRejectedError(call.method, code));
+        isJsonObject(message.error) && typeof message.error.code === 'number'
+          ? message.error.code
+          : undefined;
+      call.reject(new RpcRejectedError(call.label, code));
     } else {
       call.resolve(message.result);
     }
-  }
-
-  private enqueue(message: InboundMessage): void {
-    // The reference closes rather than drops: a lost event would leave a session lying about its state.
-    if (this.queue.length >= RPC_EVENT_QUEUE_MAX) {
-      this.close('event_queue_overflow');
-      return;
-    }
-    this.queue.push(message);
-    this.drain();
-  }
-
-  private drain(): void {
-    if (this.draining) return;
-    this.draining = true;
-    while (!this.closed && this.queue.length > 0) {
-      const message = this.queue.shift()!;
-      let pending: void | Promise<void>;
-      try {
-        pending = this.options.onMessage(message);
-      } catch {
-        pending = undefined;
-      }
-      if (pending instanceof Promise) {
-        // An asynchronous consumer holds the queue; messages arriving meanwhile wait (bounded).
-        void pending
-          .catch(() => undefined)
-          .finally(() => {
-            this.draining = false;
-            this.drain();
-          });
-        return;
-      }
-    }
-    this.draining = false;
   }
 }
