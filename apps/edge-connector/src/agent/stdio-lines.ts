@@ -3,6 +3,8 @@
 // the consumer, and the table of requests awaiting the child's answer. Each transport keeps its own
 // message shapes, close reasons and errors.
 
+import type { Readable, Writable } from 'node:stream';
+
 const NEWLINE = 0x0a;
 
 export interface LineFramerOptions {
@@ -185,4 +187,88 @@ export function parseObjectLine(line: Buffer, trim = false): JsonObject | 'blank
     return 'invalid';
   }
   return isJsonObject(message) ? message : 'invalid';
+}
+
+/** Why a line channel stopped, for every protocol; a protocol may add reasons of its own. */
+export type LineCloseReason =
+  | 'stream_ended'
+  | 'frame_too_large'
+  | 'invalid_frame'
+  | 'event_queue_overflow'
+  | 'write_failed'
+  | 'closed_by_client';
+
+export interface JsonLinesChannelOptions<M, R extends string> {
+  input: Readable;
+  output: Writable;
+  /** The largest line either way. */
+  frameMaxBytes: number;
+  /** Inbound messages the consumer has not taken yet; one more closes the channel. */
+  queueMax: number;
+  consume: (message: M) => void | Promise<void>;
+  /** Called once when the channel stops for any reason. */
+  onClose: (reason: R) => void;
+  /** The protocol's error for a request that times out or is cut off by the close. */
+  unavailable: (reason: 'closed' | 'timeout', label: string) => Error;
+}
+
+/**
+ * One JSON object per line each way over a child's stdio, within the transport bounds: the
+ * protocol subclass reads each line (onLine) and matches answers to `pending` requests.
+ */
+export abstract class JsonLinesChannel<M, K, R extends string> {
+  protected readonly pending: AwaitedReplies<K>;
+  protected readonly queue: InboundQueue<M>;
+  private readonly framer: LineFramer;
+  private closedReason: R | LineCloseReason | undefined;
+
+  constructor(private readonly channel: JsonLinesChannelOptions<M, R | LineCloseReason>) {
+    const stopped = (): boolean => this.closed;
+    this.pending = new AwaitedReplies<K>(channel.unavailable);
+    this.queue = new InboundQueue({
+      max: channel.queueMax,
+      consume: channel.consume,
+      onOverflow: () => this.close('event_queue_overflow'),
+      stopped,
+    });
+    this.framer = new LineFramer({
+      maxBytes: channel.frameMaxBytes,
+      onLine: (line) => this.onLine(line),
+      onTooLarge: () => this.close('frame_too_large'),
+      stopped,
+    });
+    channel.input.on('data', (chunk: Buffer) => this.framer.push(chunk));
+    channel.input.on('end', () => this.close('stream_ended'));
+    channel.input.on('error', () => this.close('stream_ended'));
+    channel.output.on('error', () => this.close('write_failed'));
+  }
+
+  get closed(): boolean {
+    return this.closedReason !== undefined;
+  }
+
+  close(reason: R | LineCloseReason): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    this.framer.clear();
+    this.queue.clear();
+    this.pending.rejectAll();
+    this.channel.onClose(reason);
+  }
+
+  protected abstract onLine(line: Buffer): void;
+
+  /** Writes one line; false when closed, too large, or the pipe threw (which closes). */
+  protected write(message: JsonObject, done?: (error?: Error | null) => void): boolean {
+    if (this.closed) return false;
+    const line = JSON.stringify(message);
+    if (Buffer.byteLength(line) > this.channel.frameMaxBytes) return false;
+    try {
+      this.channel.output.write(`${line}\n`, done);
+      return true;
+    } catch {
+      this.close('write_failed');
+      return false;
+    }
+  }
 }

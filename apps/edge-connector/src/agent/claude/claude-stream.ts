@@ -5,11 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import {
-  AwaitedReplies,
-  InboundQueue,
   isJsonObject,
   type JsonObject,
-  LineFramer,
+  JsonLinesChannel,
+  type LineCloseReason,
   parseObjectLine,
 } from '../stdio-lines.js';
 import { OUTGOING_CONTROLS_MAX, STREAM_EVENT_QUEUE_MAX, STREAM_FRAME_MAX_BYTES } from './claude-limits.js';
@@ -17,14 +16,7 @@ import { OUTGOING_CONTROLS_MAX, STREAM_EVENT_QUEUE_MAX, STREAM_FRAME_MAX_BYTES }
 export type { JsonObject };
 
 /** Why the stream stopped; the session turns it into a `closed` event. */
-export type StreamCloseReason =
-  | 'stream_ended'
-  | 'frame_too_large'
-  | 'invalid_frame'
-  | 'event_queue_overflow'
-  | 'write_failed'
-  | 'foreign_session'
-  | 'closed_by_client';
+export type StreamCloseReason = LineCloseReason | 'foreign_session';
 
 /** A control request the CLI refused; its message stays inside the driver. */
 export class ControlRejectedError extends Error {
@@ -54,39 +46,20 @@ export interface ClaudeStreamOptions {
   onClose: (reason: StreamCloseReason) => void;
 }
 
-export class ClaudeStream {
-  private readonly pending = new AwaitedReplies<string>(
-    (reason, subtype) => new ControlUnavailableError(reason, subtype),
-  );
-  private readonly queue: InboundQueue<JsonObject>;
-  private readonly framer: LineFramer;
-  private closedReason: StreamCloseReason | undefined;
-
-  constructor(private readonly options: ClaudeStreamOptions) {
-    const stopped = (): boolean => this.closed;
-    this.queue = new InboundQueue({
-      max: STREAM_EVENT_QUEUE_MAX,
+export class ClaudeStream extends JsonLinesChannel<JsonObject, string, StreamCloseReason> {
+  constructor(options: ClaudeStreamOptions) {
+    super({
+      input: options.input,
+      output: options.output,
+      frameMaxBytes: STREAM_FRAME_MAX_BYTES,
+      queueMax: STREAM_EVENT_QUEUE_MAX,
       // Wrapped so the consumer's result never holds the queue: it is consumed synchronously.
       consume: (message) => {
         options.onMessage(message);
       },
-      onOverflow: () => this.close('event_queue_overflow'),
-      stopped,
+      onClose: (reason) => options.onClose(reason),
+      unavailable: (reason, subtype) => new ControlUnavailableError(reason, subtype),
     });
-    this.framer = new LineFramer({
-      maxBytes: STREAM_FRAME_MAX_BYTES,
-      onLine: (line) => this.onLine(line),
-      onTooLarge: () => this.close('frame_too_large'),
-      stopped,
-    });
-    options.input.on('data', (chunk: Buffer) => this.framer.push(chunk));
-    options.input.on('end', () => this.close('stream_ended'));
-    options.input.on('error', () => this.close('stream_ended'));
-    options.output.on('error', () => this.close('write_failed'));
-  }
-
-  get closed(): boolean {
-    return this.closedReason !== undefined;
   }
 
   /** Sends a control request and resolves with the CLI's `response` object. */
@@ -125,29 +98,7 @@ export class ClaudeStream {
     });
   }
 
-  close(reason: StreamCloseReason): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
-    this.framer.clear();
-    this.queue.clear();
-    this.pending.rejectAll();
-    this.options.onClose(reason);
-  }
-
-  private write(message: JsonObject, done?: (error?: Error | null) => void): boolean {
-    if (this.closed) return false;
-    const line = JSON.stringify(message);
-    if (Buffer.byteLength(line) > STREAM_FRAME_MAX_BYTES) return false;
-    try {
-      this.options.output.write(`${line}\n`, done);
-      return true;
-    } catch {
-      this.close('write_failed');
-      return false;
-    }
-  }
-
-  private onLine(line: Buffer): void {
+  protected onLine(line: Buffer): void {
     const message = parseObjectLine(line);
     if (message === 'blank') return;
     if (message === 'invalid' || typeof message.type !== 'string') {

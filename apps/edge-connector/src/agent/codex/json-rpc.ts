@@ -2,11 +2,10 @@
 // line, no "jsonrpc" field, server→client requests share the stream with notifications.
 import type { Readable, Writable } from 'node:stream';
 import {
-  AwaitedReplies,
-  InboundQueue,
   isJsonObject,
   type JsonObject,
-  LineFramer,
+  JsonLinesChannel,
+  type LineCloseReason,
   parseObjectLine,
 } from '../stdio-lines.js';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES, RPC_PENDING_CALLS_MAX } from './codex-limits.js';
@@ -19,13 +18,7 @@ export type InboundMessage =
   | { kind: 'request'; id: RequestId; method: string; params: JsonObject };
 
 /** Why the connection stopped; the session turns it into a `closed` event. */
-export type CloseReason =
-  | 'stream_ended'
-  | 'frame_too_large'
-  | 'invalid_frame'
-  | 'event_queue_overflow'
-  | 'write_failed'
-  | 'closed_by_client';
+export type CloseReason = LineCloseReason;
 
 /** A JSON-RPC `error` answer. The native message stays inside: callers only see a generic text. */
 export class RpcRejectedError extends Error {
@@ -61,37 +54,19 @@ export interface JsonRpcConnectionOptions {
 const isRequestId = (value: unknown): value is RequestId =>
   typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 
-export class JsonRpcConnection {
+export class JsonRpcConnection extends JsonLinesChannel<InboundMessage, number, CloseReason> {
   private nextId = 1;
-  private readonly pending = new AwaitedReplies<number>(
-    (reason, method) => new RpcUnavailableError(reason, method),
-  );
-  private readonly queue: InboundQueue<InboundMessage>;
-  private readonly framer: LineFramer;
-  private closedReason: CloseReason | undefined;
 
-  constructor(private readonly options: JsonRpcConnectionOptions) {
-    const stopped = (): boolean => this.closed;
-    this.queue = new InboundQueue({
-      max: RPC_EVENT_QUEUE_MAX,
+  constructor(options: JsonRpcConnectionOptions) {
+    super({
+      input: options.input,
+      output: options.output,
+      frameMaxBytes: RPC_FRAME_MAX_BYTES,
+      queueMax: RPC_EVENT_QUEUE_MAX,
       consume: (message) => options.onMessage(message),
-      onOverflow: () => this.close('event_queue_overflow'),
-      stopped,
+      onClose: (reason) => options.onClose(reason),
+      unavailable: (reason, method) => new RpcUnavailableError(reason, method),
     });
-    this.framer = new LineFramer({
-      maxBytes: RPC_FRAME_MAX_BYTES,
-      onLine: (line) => this.onLine(line),
-      onTooLarge: () => this.close('frame_too_large'),
-      stopped,
-    });
-    options.input.on('data', (chunk: Buffer) => this.framer.push(chunk));
-    options.input.on('end', () => this.close('stream_ended'));
-    options.input.on('error', () => this.close('stream_ended'));
-    options.output.on('error', () => this.close('write_failed'));
-  }
-
-  get closed(): boolean {
-    return this.closedReason !== undefined;
   }
 
   get pendingCalls(): number {
@@ -121,29 +96,7 @@ export class JsonRpcConnection {
     return this.write({ id, error: { code, message } });
   }
 
-  close(reason: CloseReason): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
-    this.framer.clear();
-    this.queue.clear();
-    this.pending.rejectAll();
-    this.options.onClose(reason);
-  }
-
-  private write(message: JsonObject): boolean {
-    if (this.closed) return false;
-    const line = JSON.stringify(message);
-    if (Buffer.byteLength(line) > RPC_FRAME_MAX_BYTES) return false;
-    try {
-      this.options.output.write(`${line}\n`);
-      return true;
-    } catch {
-      this.close('write_failed');
-      return false;
-    }
-  }
-
-  private onLine(line: Buffer): void {
+  protected onLine(line: Buffer): void {
     const message = parseObjectLine(line);
     if (message === 'blank') return;
     if (message === 'invalid') {
