@@ -11,7 +11,8 @@ import {
   type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
-import { CodexProcess, type LaunchSpec } from '../codex/codex-process.js';
+import type { LaunchSpec } from '../child-launch.js';
+import { CodexProcess } from '../codex/codex-process.js';
 import { ClaudeTurns } from './claude-turns.js';
 import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, MODEL_ID_MAX_BYTES, MODELS_MAX } from './claude-limits.js';
 import {

@@ -14,7 +14,8 @@ import {
 import { checkApproval, checkInputRequest, mapNotification } from './codex-events.js';
 import { listModels, listSkills } from './codex-catalogs.js';
 import { CALL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS } from './codex-limits.js';
-import { CodexProcess, type LaunchSpec } from './codex-process.js';
+import type { LaunchSpec } from '../child-launch.js';
+import { CodexProcess } from './codex-process.js';
 import {
   driverError,
   isObject,

@@ -1,5 +1,4 @@
 // The Codex driver: discovers Codex installations and drives `codex app-server --listen stdio://`.
-import path from 'node:path';
 import {
   DriverError,
   type AgentDriver,
@@ -7,15 +6,25 @@ import {
   type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
+import {
+  buildChildEnvironment,
+  type ChildDriverConfig,
+  discoveryEnvironment,
+  type LaunchSpec,
+  refuseUnsupportedAccount,
+  requireAbsoluteCwd,
+  runDiscovery,
+  throughNode,
+} from '../child-launch.js';
 import { CODEX_KIND, discoverCodex, installationId, resolveCodexFile } from './codex-discovery.js';
-import { buildChildEnvironment, DEFAULT_ENV_ALLOW_LIST, type LaunchSpec } from './codex-process.js';
+import { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 import { CodexSession } from './codex-session.js';
 
 export { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 export { installationId } from './codex-discovery.js';
 export { CodexSession } from './codex-session.js';
 
-export interface CodexDriverConfig {
+export interface CodexDriverConfig extends ChildDriverConfig {
   /** `TETHER_CODEX_PATH`: an explicit Codex binary or npm `codex.js`, looked at first. */
   codexPath?: string;
   /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Codex (tests, containers). Default false. */
@@ -35,14 +44,7 @@ export interface CodexDriverConfig {
   nodePath?: string;
 }
 
-function unsupportedAccount(config: CodexDriverConfig): DriverError | undefined {
-  if (process.platform === 'win32')
-    return new DriverError('unsupported_user', 'Windows edges are not supported');
-  if (process.getuid?.() === 0 && config.allowRoot !== true) {
-    return new DriverError('unsupported_user', 'Codex is not launched for the root account');
-  }
-  return undefined;
-}
+const ROOT_REFUSAL = 'Codex is not launched for the root account';
 
 class CodexDriver implements AgentDriver {
   readonly kind = CODEX_KIND;
@@ -50,25 +52,17 @@ class CodexDriver implements AgentDriver {
   constructor(private readonly config: CodexDriverConfig) {}
 
   async discover(): Promise<DiscoveryResult> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    try {
-      return await discoverCodex({
-        ...(this.config.codexPath ? { explicitPath: this.config.codexPath } : {}),
-        env: this.config.environment,
-        localDirs: this.config.localDirs ?? [process.cwd()],
-        nodePrefix: path.dirname(path.dirname(process.execPath)),
-      });
-    } catch {
-      throw new DriverError('unavailable', 'Codex discovery failed');
-    }
+    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
+    const explicit = this.config.codexPath ? { explicitPath: this.config.codexPath } : {};
+    return runDiscovery(
+      () => discoverCodex({ ...explicit, ...discoveryEnvironment(this.config) }),
+      'Codex discovery failed',
+    );
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    if (!path.isAbsolute(options.cwd))
-      throw new DriverError('invalid_request', 'The session directory must be absolute');
+    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
+    requireAbsoluteCwd(options.cwd);
     const spec = await this.launchSpec(options);
     return CodexSession.open({ spec, options });
   }
@@ -87,12 +81,13 @@ class CodexDriver implements AgentDriver {
       codexHome,
     );
     const args = ['app-server', '--listen', 'stdio://'];
-    const nodePath = this.config.nodePath ?? process.execPath;
-    if (resolved.endsWith('.js') && !path.isAbsolute(nodePath)) {
-      throw new DriverError('launch_failed', 'No absolute node interpreter for the Codex entry point');
-    }
     return resolved.endsWith('.js')
-      ? { command: nodePath, args: [resolved, ...args], cwd: options.cwd, env }
+      ? throughNode(
+          this.config,
+          resolved,
+          { args, cwd: options.cwd, env },
+          'No absolute node interpreter for the Codex entry point',
+        )
       : { command: resolved, args, cwd: options.cwd, env };
   }
 }

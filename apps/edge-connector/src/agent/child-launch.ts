@@ -1,0 +1,121 @@
+// What every driver that runs its agent as a child process shares before the spawn: the accounts
+// it refuses, the environment a child may inherit, where discovery looks, and how an npm `.js`
+// entry point is launched through node.
+import path from 'node:path';
+import { DriverError } from './agent-driver.js';
+import type { DiscoveryEnvironment } from './install-discovery.js';
+
+/** The account basics every child may inherit. */
+export const ACCOUNT_ENV_NAMES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+];
+
+/** Proxy settings every child may inherit, in both spellings. */
+export const PROXY_ENV_NAMES: readonly string[] = [
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'no_proxy',
+];
+
+/** Account basics, certificates (node's included) and proxies: what a node-based agent needs. */
+export const NODE_AGENT_ENV_ALLOW_LIST: readonly string[] = [
+  ...ACCOUNT_ENV_NAMES,
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  ...PROXY_ENV_NAMES,
+];
+
+/** The allow-listed variables of `source` (no NUL), plus CODEX_HOME when given. */
+export function buildChildEnvironment(
+  source: Readonly<Record<string, string | undefined>>,
+  allowList: readonly string[],
+  codexHome: string | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of new Set(allowList)) {
+    const value = source[name];
+    if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
+  }
+  if (codexHome !== undefined) env.CODEX_HOME = codexHome;
+  return env;
+}
+
+export interface LaunchSpec {
+  /** The executable: the native binary, or a node interpreter for the npm `.js` entry point. */
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** The driver settings the shared launch steps read. */
+export interface ChildDriverConfig {
+  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch the agent (tests, containers). */
+  allowRoot?: boolean;
+  /** The edge's own environment; launches inherit only the allow-listed names. */
+  environment: Readonly<Record<string, string | undefined>>;
+  /** Directories whose `node_modules/.bin` may hold a local install (default: the working directory). */
+  localDirs?: string[];
+  /** Node interpreter for npm `.js` entry points (default: the node running the edge). */
+  nodePath?: string;
+}
+
+/** Throws `unsupported_user` on Windows, and for root unless allowed (`rootRefusal` says what). */
+export function refuseUnsupportedAccount(config: ChildDriverConfig, rootRefusal: string): void {
+  if (process.platform === 'win32')
+    throw new DriverError('unsupported_user', 'Windows edges are not supported');
+  if (process.getuid?.() === 0 && config.allowRoot !== true) {
+    throw new DriverError('unsupported_user', rootRefusal);
+  }
+}
+
+/** Runs a driver's discovery; any failure of it is `unavailable` with the text `failure`. */
+export async function runDiscovery<T>(discover: () => Promise<T>, failure: string): Promise<T> {
+  try {
+    return await discover();
+  } catch {
+    throw new DriverError('unavailable', failure);
+  }
+}
+
+/** Where discovery looks: the edge's environment, the local folders and node's own prefix. */
+export function discoveryEnvironment(config: ChildDriverConfig): DiscoveryEnvironment {
+  return {
+    env: config.environment,
+    localDirs: config.localDirs ?? [process.cwd()],
+    nodePrefix: path.dirname(path.dirname(process.execPath)),
+  };
+}
+
+/** A session directory must be absolute: the child runs there. */
+export function requireAbsoluteCwd(cwd: string): void {
+  if (!path.isAbsolute(cwd))
+    throw new DriverError('invalid_request', 'The session directory must be absolute');
+}
+
+/** Launches an npm `.js` entry point through the configured (absolute) node interpreter. */
+export function throughNode(
+  config: ChildDriverConfig,
+  entryPoint: string,
+  launch: Omit<LaunchSpec, 'command'>,
+  refusal: string,
+): LaunchSpec {
+  const nodePath = config.nodePath ?? process.execPath;
+  if (!path.isAbsolute(nodePath)) throw new DriverError('launch_failed', refusal);
+  return { command: nodePath, args: [entryPoint, ...launch.args], cwd: launch.cwd, env: launch.env };
+}
