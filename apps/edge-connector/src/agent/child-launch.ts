@@ -76,7 +76,7 @@ export interface ChildDriverConfig {
 }
 
 /** Throws `unsupported_user` on Windows, and for root unless allowed (`rootRefusal` says what). */
-export function refuseUnsupportedAccount(config: ChildDriverConfig, rootRefusal: string): void {
+function refuseUnsupportedAccount(config: ChildDriverConfig, rootRefusal: string): void {
   if (process.platform === 'win32')
     throw new DriverError('unsupported_user', 'Windows edges are not supported');
   if (process.getuid?.() === 0 && config.allowRoot !== true) {
@@ -84,26 +84,31 @@ export function refuseUnsupportedAccount(config: ChildDriverConfig, rootRefusal:
   }
 }
 
-/** Runs a driver's discovery; any failure of it is `unavailable` with the text `failure`. */
-export async function runDiscovery<T>(discover: () => Promise<T>, failure: string): Promise<T> {
+/**
+ * Runs a driver's discovery for a supported account, looking where `config` says (the edge's
+ * environment, the local folders, node's own prefix); any failure of it is `unavailable`.
+ */
+export async function runDiscovery<T>(
+  config: ChildDriverConfig,
+  rootRefusal: string,
+  discover: (where: DiscoveryEnvironment) => Promise<T>,
+  failure: string,
+): Promise<T> {
+  refuseUnsupportedAccount(config, rootRefusal);
   try {
-    return await discover();
+    return await discover({
+      env: config.environment,
+      localDirs: config.localDirs ?? [process.cwd()],
+      nodePrefix: path.dirname(path.dirname(process.execPath)),
+    });
   } catch {
     throw new DriverError('unavailable', failure);
   }
 }
 
-/** Where discovery looks: the edge's environment, the local folders and node's own prefix. */
-export function discoveryEnvironment(config: ChildDriverConfig): DiscoveryEnvironment {
-  return {
-    env: config.environment,
-    localDirs: config.localDirs ?? [process.cwd()],
-    nodePrefix: path.dirname(path.dirname(process.execPath)),
-  };
-}
-
-/** A session directory must be absolute: the child runs there. */
-export function requireAbsoluteCwd(cwd: string): void {
+/** The checks before any session opens: a supported account and an absolute session directory. */
+export function checkOpen(config: ChildDriverConfig, rootRefusal: string, cwd: string): void {
+  refuseUnsupportedAccount(config, rootRefusal);
   if (!path.isAbsolute(cwd))
     throw new DriverError('invalid_request', 'The session directory must be absolute');
 }

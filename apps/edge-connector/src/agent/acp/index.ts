@@ -12,12 +12,10 @@ import {
 } from '../agent-driver.js';
 import {
   buildChildEnvironment,
+  checkOpen,
   type ChildDriverConfig,
-  discoveryEnvironment,
   type LaunchSpec,
   NODE_AGENT_ENV_ALLOW_LIST,
-  refuseUnsupportedAccount,
-  requireAbsoluteCwd,
   runDiscovery,
   throughNode,
 } from '../child-launch.js';
@@ -43,13 +41,6 @@ export interface AcpDriverConfig extends ChildDriverConfig {
   declared: readonly DeclaredAgent[];
   /** `TETHER_ACP_ENV_ALLOW`: names every ACP launch may also inherit. */
   envAllowList?: readonly string[];
-  allowRoot?: boolean;
-  /** The edge's own environment, as config.ts read it. */
-  environment: Readonly<Record<string, string | undefined>>;
-  /** Directories whose `node_modules/.bin` may hold a local agent (default: the working directory). */
-  localDirs?: string[];
-  /** Node interpreter for npm `.js` entry points (default: the node running the edge). */
-  nodePath?: string;
   /** Keep one initialized spare process per installation (default true). */
   spares?: boolean;
 }
@@ -67,18 +58,13 @@ class AcpDriver implements AgentDriver {
   constructor(private readonly config: AcpDriverConfig) {}
 
   async discover(): Promise<DiscoveryResult> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
     const explicit = this.config.geminiPath
       ? { explicit: { spec: GEMINI, path: this.config.geminiPath } }
       : {};
     const result = await runDiscovery(
-      () =>
-        discoverAcp({
-          agents: KNOWN_AGENTS,
-          ...explicit,
-          declared: this.config.declared,
-          ...discoveryEnvironment(this.config),
-        }),
+      this.config,
+      ROOT_REFUSAL,
+      (where) => discoverAcp({ agents: KNOWN_AGENTS, ...explicit, declared: this.config.declared, ...where }),
       'ACP agent discovery failed',
     );
     this.known.clear();
@@ -98,8 +84,7 @@ class AcpDriver implements AgentDriver {
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
-    requireAbsoluteCwd(options.cwd);
+    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
     const entry = await this.installation(options.installation.id);
     if (options.threadId !== undefined && entry.spec === GEMINI) {
       // Loading in the creation minute would erase the history (see gemini-home.ts): try later.

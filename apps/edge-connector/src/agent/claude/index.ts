@@ -11,12 +11,10 @@ import {
 } from '../agent-driver.js';
 import {
   buildChildEnvironment,
+  checkOpen,
   type ChildDriverConfig,
-  discoveryEnvironment,
   type LaunchSpec,
   NODE_AGENT_ENV_ALLOW_LIST,
-  refuseUnsupportedAccount,
-  requireAbsoluteCwd,
   runDiscovery,
   throughNode,
 } from '../child-launch.js';
@@ -78,18 +76,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export interface ClaudeDriverConfig extends ChildDriverConfig {
   /** `TETHER_CLAUDE_PATH`: an explicit Claude Code binary or npm `cli.js`, looked at first. */
   claudePath?: string;
-  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Claude Code (tests, containers). */
-  allowRoot?: boolean;
   /** The edge's private Claude Code state (`CLAUDE_CONFIG_DIR`): sign-in, conversations. */
   stateDir: string;
   /** The edge's own environment; launches inherit only the allow-listed names. */
   environment: Readonly<Record<string, string | undefined>>;
   /** `TETHER_CLAUDE_ENV_ALLOW` (comma list): names added to CLAUDE_ENV_ALLOW_LIST. */
   envAllowList?: readonly string[];
-  /** Directories whose `node_modules/.bin` may hold a local install (default: the working directory). */
-  localDirs?: string[];
-  /** Node interpreter for the npm `cli.js` entry point (default: the node running the edge). */
-  nodePath?: string;
 }
 
 const ROOT_REFUSAL = 'Claude Code is not launched for the root account';
@@ -100,17 +92,17 @@ class ClaudeDriver implements AgentDriver {
   constructor(private readonly config: ClaudeDriverConfig) {}
 
   async discover(): Promise<DiscoveryResult> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
     const explicit = this.config.claudePath ? { explicitPath: this.config.claudePath } : {};
     return runDiscovery(
-      () => discoverClaude({ ...explicit, ...discoveryEnvironment(this.config) }),
+      this.config,
+      ROOT_REFUSAL,
+      (where) => discoverClaude({ ...explicit, ...where }),
       'Claude Code discovery failed',
     );
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
-    requireAbsoluteCwd(options.cwd);
+    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
     // The binding file is edge state, but a resumed id still becomes an argument: only a UUID passes.
     if (options.threadId !== undefined && !UUID.test(options.threadId)) {
       throw new DriverError('resume_unavailable', 'The saved conversation id is not one Claude Code issues');

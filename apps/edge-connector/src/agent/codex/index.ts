@@ -8,11 +8,9 @@ import {
 } from '../agent-driver.js';
 import {
   buildChildEnvironment,
+  checkOpen,
   type ChildDriverConfig,
-  discoveryEnvironment,
   type LaunchSpec,
-  refuseUnsupportedAccount,
-  requireAbsoluteCwd,
   runDiscovery,
   throughNode,
 } from '../child-launch.js';
@@ -27,8 +25,6 @@ export { CodexSession } from './codex-session.js';
 export interface CodexDriverConfig extends ChildDriverConfig {
   /** `TETHER_CODEX_PATH`: an explicit Codex binary or npm `codex.js`, looked at first. */
   codexPath?: string;
-  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Codex (tests, containers). Default false. */
-  allowRoot?: boolean;
   /** `TETHER_CODEX_HOME`: CODEX_HOME for every launch; else the inherited CODEX_HOME, else Codex's `~/.codex`. */
   codexHome?: string;
   /**
@@ -38,10 +34,6 @@ export interface CodexDriverConfig extends ChildDriverConfig {
   environment: Readonly<Record<string, string | undefined>>;
   /** `TETHER_CODEX_ENV_ALLOW` (comma list): names added to DEFAULT_ENV_ALLOW_LIST, e.g. a custom provider's `env_key`. */
   envAllowList?: readonly string[];
-  /** Directories whose `node_modules/.bin` may hold a local Codex (default: the edge's working directory). */
-  localDirs?: string[];
-  /** Node interpreter for the npm `.js` entry point (default: the node running the edge). */
-  nodePath?: string;
 }
 
 const ROOT_REFUSAL = 'Codex is not launched for the root account';
@@ -52,17 +44,17 @@ class CodexDriver implements AgentDriver {
   constructor(private readonly config: CodexDriverConfig) {}
 
   async discover(): Promise<DiscoveryResult> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
     const explicit = this.config.codexPath ? { explicitPath: this.config.codexPath } : {};
     return runDiscovery(
-      () => discoverCodex({ ...explicit, ...discoveryEnvironment(this.config) }),
+      this.config,
+      ROOT_REFUSAL,
+      (where) => discoverCodex({ ...explicit, ...where }),
       'Codex discovery failed',
     );
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    refuseUnsupportedAccount(this.config, ROOT_REFUSAL);
-    requireAbsoluteCwd(options.cwd);
+    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
     const spec = await this.launchSpec(options);
     return CodexSession.open({ spec, options });
   }
