@@ -2,7 +2,13 @@
 // it refuses, the environment a child may inherit, where discovery looks, and how an npm `.js`
 // entry point is launched through node.
 import path from 'node:path';
-import { DriverError } from './agent-driver.js';
+import {
+  type AgentDriver,
+  type AgentSession,
+  type DiscoveryResult,
+  DriverError,
+  type OpenSessionOptions,
+} from './agent-driver.js';
 import type { DiscoveryEnvironment } from './install-discovery.js';
 
 /** The account basics every child may inherit. */
@@ -123,4 +129,43 @@ export function throughNode(
   const nodePath = config.nodePath ?? process.execPath;
   if (!path.isAbsolute(nodePath)) throw new DriverError('launch_failed', refusal);
   return { command: nodePath, args: [entryPoint, ...launch.args], cwd: launch.cwd, env: launch.env };
+}
+
+/** What a child-process driver says when it refuses an account or its discovery fails. */
+export interface ChildDriverTexts {
+  rootRefusal: string;
+  discoveryFailed: string;
+}
+
+/**
+ * A driver whose sessions are child processes: discovery and opening run for a supported account
+ * only, and a session opens in an absolute directory; the subclass finds and launches.
+ */
+export abstract class ChildProcessDriver<C extends ChildDriverConfig> implements AgentDriver {
+  abstract readonly kind: string;
+
+  constructor(
+    protected readonly config: C,
+    private readonly texts: ChildDriverTexts,
+  ) {}
+
+  discover(): Promise<DiscoveryResult> {
+    return runDiscovery(
+      this.config,
+      this.texts.rootRefusal,
+      (where) => this.find(where),
+      this.texts.discoveryFailed,
+    );
+  }
+
+  async open(options: OpenSessionOptions): Promise<AgentSession> {
+    checkOpen(this.config, this.texts.rootRefusal, options.cwd);
+    return this.launch(options);
+  }
+
+  /** The installations in the places `where` names. */
+  protected abstract find(where: DiscoveryEnvironment): Promise<DiscoveryResult>;
+
+  /** Starts the session's process (the preconditions hold). */
+  protected abstract launch(options: OpenSessionOptions): Promise<AgentSession>;
 }

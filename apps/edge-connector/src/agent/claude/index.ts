@@ -11,13 +11,13 @@ import {
 } from '../agent-driver.js';
 import {
   buildChildEnvironment,
-  checkOpen,
+  ChildProcessDriver,
   type ChildDriverConfig,
   type LaunchSpec,
   NODE_AGENT_ENV_ALLOW_LIST,
-  runDiscovery,
   throughNode,
 } from '../child-launch.js';
+import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CLAUDE_KIND, claudeInstallationId, discoverClaude, resolveClaudeFile } from './claude-discovery.js';
 import { ClaudeSession } from './claude-session.js';
 
@@ -78,31 +78,28 @@ export interface ClaudeDriverConfig extends ChildDriverConfig {
   claudePath?: string;
   /** The edge's private Claude Code state (`CLAUDE_CONFIG_DIR`): sign-in, conversations. */
   stateDir: string;
-  /** The edge's own environment; launches inherit only the allow-listed names. */
-  environment: Readonly<Record<string, string | undefined>>;
   /** `TETHER_CLAUDE_ENV_ALLOW` (comma list): names added to CLAUDE_ENV_ALLOW_LIST. */
   envAllowList?: readonly string[];
 }
 
-const ROOT_REFUSAL = 'Claude Code is not launched for the root account';
-
-class ClaudeDriver implements AgentDriver {
+class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
   readonly kind = CLAUDE_KIND;
 
-  constructor(private readonly config: ClaudeDriverConfig) {}
-
-  async discover(): Promise<DiscoveryResult> {
-    const explicit = this.config.claudePath ? { explicitPath: this.config.claudePath } : {};
-    return runDiscovery(
-      this.config,
-      ROOT_REFUSAL,
-      (where) => discoverClaude({ ...explicit, ...where }),
-      'Claude Code discovery failed',
-    );
+  constructor(config: ClaudeDriverConfig) {
+    super(config, {
+      rootRefusal: 'Claude Code is not launched for the root account',
+      discoveryFailed: 'Claude Code discovery failed',
+    });
   }
 
-  async open(options: OpenSessionOptions): Promise<AgentSession> {
-    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
+  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
+    return discoverClaude({
+      ...(this.config.claudePath ? { explicitPath: this.config.claudePath } : {}),
+      ...where,
+    });
+  }
+
+  protected async launch(options: OpenSessionOptions): Promise<AgentSession> {
     // The binding file is edge state, but a resumed id still becomes an argument: only a UUID passes.
     if (options.threadId !== undefined && !UUID.test(options.threadId)) {
       throw new DriverError('resume_unavailable', 'The saved conversation id is not one Claude Code issues');

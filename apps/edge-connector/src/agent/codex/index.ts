@@ -8,12 +8,12 @@ import {
 } from '../agent-driver.js';
 import {
   buildChildEnvironment,
-  checkOpen,
+  ChildProcessDriver,
   type ChildDriverConfig,
   type LaunchSpec,
-  runDiscovery,
   throughNode,
 } from '../child-launch.js';
+import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CODEX_KIND, discoverCodex, installationId, resolveCodexFile } from './codex-discovery.js';
 import { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 import { CodexSession } from './codex-session.js';
@@ -36,27 +36,25 @@ export interface CodexDriverConfig extends ChildDriverConfig {
   envAllowList?: readonly string[];
 }
 
-const ROOT_REFUSAL = 'Codex is not launched for the root account';
-
-class CodexDriver implements AgentDriver {
+class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
   readonly kind = CODEX_KIND;
 
-  constructor(private readonly config: CodexDriverConfig) {}
-
-  async discover(): Promise<DiscoveryResult> {
-    const explicit = this.config.codexPath ? { explicitPath: this.config.codexPath } : {};
-    return runDiscovery(
-      this.config,
-      ROOT_REFUSAL,
-      (where) => discoverCodex({ ...explicit, ...where }),
-      'Codex discovery failed',
-    );
+  constructor(config: CodexDriverConfig) {
+    super(config, {
+      rootRefusal: 'Codex is not launched for the root account',
+      discoveryFailed: 'Codex discovery failed',
+    });
   }
 
-  async open(options: OpenSessionOptions): Promise<AgentSession> {
-    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
-    const spec = await this.launchSpec(options);
-    return CodexSession.open({ spec, options });
+  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
+    return discoverCodex({
+      ...(this.config.codexPath ? { explicitPath: this.config.codexPath } : {}),
+      ...where,
+    });
+  }
+
+  protected async launch(options: OpenSessionOptions): Promise<AgentSession> {
+    return CodexSession.open({ spec: await this.launchSpec(options), options });
   }
 
   private async launchSpec(options: OpenSessionOptions): Promise<LaunchSpec> {
