@@ -91,35 +91,69 @@ async function versionDirs(
   };
 }
 
+/** The npm global folder in HOME, the standard folders, then HOME's own `bin` folders. */
+export function standardDirs(home: string | undefined): CandidateDir<'npm' | 'standard'>[] {
+  const dirs: CandidateDir<'npm' | 'standard'>[] = [];
+  if (home) dirs.push([path.join(home, '.npm-global', 'bin'), 'npm']);
+  for (const dir of STANDARD_DIRS) dirs.push([dir, 'standard']);
+  if (home) {
+    dirs.push([path.join(home, '.local', 'bin'), 'standard']);
+    dirs.push([path.join(home, 'bin'), 'standard']);
+  }
+  return dirs;
+}
+
+/** Volta's home: VOLTA_HOME, else `~/.volta`. */
+export const voltaHome = (env: DiscoveryEnvironment['env'], home: string | undefined): string | undefined =>
+  env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
+
+/** nvm's folder: NVM_DIR, else `~/.nvm`. */
+export const nvmDir = (env: DiscoveryEnvironment['env'], home: string | undefined): string | undefined =>
+  env.NVM_DIR ?? (home && path.join(home, '.nvm'));
+
+/** fnm's roots: FNM_DIR, else both places fnm has used by default. */
+export function fnmRoots(env: DiscoveryEnvironment['env'], home: string | undefined): string[] {
+  if (env.FNM_DIR) return [env.FNM_DIR];
+  return home ? [path.join(home, '.local', 'share', 'fnm'), path.join(home, '.fnm')] : [];
+}
+
+export interface DirBounds {
+  /** Directories looked at in all. */
+  dirsMax: number;
+  /** Version folders per version manager. */
+  versionsMax: number;
+}
+
 /**
- * Appends the `bin` folders of the node versions nvm (`nvmDir`) and fnm (`fnmRoots`) hold, at most
- * `versionsMax` per folder; true when a folder held more.
+ * Appends the `bin` folders of the node versions nvm (`nvm`) and fnm (`fnm`) hold, then cuts the
+ * list to the bound; true when a bound dropped anything.
  */
-export async function pushVersionManagerDirs(
+export async function finishDirs(
   dirs: CandidateDir<string>[],
-  nvmDir: string | undefined,
-  fnmRoots: string[],
-  versionsMax: number,
+  nvm: string | undefined,
+  fnm: string[],
+  bounds: DirBounds,
 ): Promise<boolean> {
   let truncated = false;
-  if (nvmDir) {
-    const found = await versionDirs(path.join(nvmDir, 'versions', 'node'), ['bin'], versionsMax);
+  if (nvm) {
+    const found = await versionDirs(path.join(nvm, 'versions', 'node'), ['bin'], bounds.versionsMax);
     truncated ||= found.truncated;
     for (const dir of found.dirs) dirs.push([dir, 'nvm']);
   }
-  for (const root of fnmRoots) {
-    const found = await versionDirs(path.join(root, 'node-versions'), ['installation', 'bin'], versionsMax);
+  for (const root of fnm) {
+    const found = await versionDirs(
+      path.join(root, 'node-versions'),
+      ['installation', 'bin'],
+      bounds.versionsMax,
+    );
     truncated ||= found.truncated;
     for (const dir of found.dirs) dirs.push([dir, 'fnm']);
   }
+  if (dirs.length > bounds.dirsMax) {
+    truncated = true;
+    dirs.length = bounds.dirsMax;
+  }
   return truncated;
-}
-
-/** Cuts `dirs` to `max` entries; true when it had more. */
-export function capDirs(dirs: unknown[], max: number): boolean {
-  if (dirs.length <= max) return false;
-  dirs.length = max;
-  return true;
 }
 
 /** `dirs` without repeats, first place kept. */

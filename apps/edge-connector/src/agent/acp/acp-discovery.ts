@@ -4,17 +4,18 @@
 import path from 'node:path';
 import type { Installation } from '#contracts';
 import {
-  capDirs,
   type CandidateDir,
   type DiscoveryEnvironment,
+  finishDirs,
   homeDir,
   InstallationCollector,
   installationHash,
+  nvmDir,
   pathAndNpmDirs,
-  pushVersionManagerDirs,
   resolveLaunchable,
   STANDARD_DIRS,
   uniqueDirs,
+  voltaHome,
 } from '../install-discovery.js';
 import type { AcpAgentSpec, DeclaredAgent } from './acp-agents.js';
 import { declaredSpec } from './acp-agents.js';
@@ -57,17 +58,14 @@ async function candidateDirs(
     dirs.push([path.join(home, 'bin'), 'standard']);
     dirs.push([path.join(home, '.opencode', 'bin'), 'standard']);
   }
-  const voltaHome = env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
-  if (voltaHome) dirs.push([path.join(voltaHome, 'bin'), 'volta']);
-  const nvmDir = env.NVM_DIR ?? (home && path.join(home, '.nvm'));
+  const volta = voltaHome(env, home);
+  if (volta) dirs.push([path.join(volta, 'bin'), 'volta']);
+  // One fnm root only: an empty FNM_DIR means no fnm here, not fnm's default places.
   const fnmRoot = env.FNM_DIR ?? (home && path.join(home, '.local', 'share', 'fnm'));
-  let truncated = await pushVersionManagerDirs(
-    dirs,
-    nvmDir,
-    fnmRoot ? [fnmRoot] : [],
-    DISCOVERY_VERSION_DIRS_MAX,
-  );
-  truncated = capDirs(dirs, DISCOVERY_DIRS_MAX) || truncated;
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoot ? [fnmRoot] : [], {
+    dirsMax: DISCOVERY_DIRS_MAX,
+    versionsMax: DISCOVERY_VERSION_DIRS_MAX,
+  });
   return { dirs, truncated };
 }
 

@@ -8,16 +8,18 @@ import path from 'node:path';
 import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
-  capDirs,
   type CandidateDir,
   type DiscoveryEnvironment,
+  finishDirs,
+  fnmRoots,
   homeDir,
   InstallationCollector,
   installationHash,
+  nvmDir,
   pathAndNpmDirs,
-  pushVersionManagerDirs,
-  STANDARD_DIRS,
+  standardDirs,
   uniqueDirs,
+  voltaHome,
 } from '../install-discovery.js';
 import {
   DISCOVERY_DIRS_MAX,
@@ -27,6 +29,8 @@ import {
 } from './claude-limits.js';
 
 export const CLAUDE_KIND = 'claude';
+
+const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
 
 type Source = 'explicit' | 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
 
@@ -96,32 +100,21 @@ async function candidates(
 ): Promise<{ files: [string, Source][]; truncated: boolean }> {
   const { env } = input;
   const home = homeDir(env);
-  const dirs: CandidateDir<Source>[] = pathAndNpmDirs(input);
-  if (home) dirs.push([path.join(home, '.npm-global', 'bin'), 'npm']);
-  for (const dir of STANDARD_DIRS) dirs.push([dir, 'standard']);
+  const dirs: CandidateDir<Source>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
   if (home) {
-    // The native installer links `~/.local/bin/claude`; the old "local" install keeps the package
-    // under `~/.claude/local` behind a wrapper script, so its package bin is looked at instead.
-    dirs.push([path.join(home, '.local', 'bin'), 'standard']);
-    dirs.push([path.join(home, 'bin'), 'standard']);
+    // The native installer links `~/.local/bin/claude` (a standard dir); the old "local" install keeps
+    // the package under `~/.claude/local` behind a wrapper script, so its package bin is looked at.
     dirs.push([path.join(home, '.claude', 'local', 'node_modules', '.bin'), 'standard']);
   }
-  const voltaHome = env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
-  if (voltaHome) {
+  const volta = voltaHome(env, home);
+  if (volta) {
     // `~/.volta/bin/claude` is the volta shim; the package image holds the real binary.
     dirs.push([
-      path.join(voltaHome, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
+      path.join(volta, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
       'volta',
     ]);
   }
-  const nvmDir = env.NVM_DIR ?? (home && path.join(home, '.nvm'));
-  const fnmRoots = env.FNM_DIR
-    ? [env.FNM_DIR]
-    : home
-      ? [path.join(home, '.local', 'share', 'fnm'), path.join(home, '.fnm')]
-      : [];
-  let truncated = await pushVersionManagerDirs(dirs, nvmDir, fnmRoots, DISCOVERY_VERSION_DIRS_MAX);
-  truncated = capDirs(dirs, DISCOVERY_DIRS_MAX) || truncated;
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), DISCOVERY_BOUNDS);
   const files = uniqueDirs(dirs).map(([dir, source]): [string, Source] => [path.join(dir, 'claude'), source]);
   return { files, truncated };
 }

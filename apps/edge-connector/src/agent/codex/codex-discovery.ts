@@ -4,17 +4,19 @@ import path from 'node:path';
 import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
-  capDirs,
   type CandidateDir,
   type DiscoveryEnvironment,
+  finishDirs,
+  fnmRoots,
   homeDir,
   InstallationCollector,
   installationHash,
+  nvmDir,
   pathAndNpmDirs,
-  pushVersionManagerDirs,
   resolveLaunchable,
-  STANDARD_DIRS,
+  standardDirs,
   uniqueDirs,
+  voltaHome,
 } from '../install-discovery.js';
 import {
   DISCOVERY_DIRS_MAX,
@@ -23,6 +25,8 @@ import {
 } from './codex-limits.js';
 
 export const CODEX_KIND = 'codex';
+
+const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
 
 export type InstallationSource = 'explicit' | 'path' | 'npm' | 'standard' | 'app' | 'volta' | 'nvm' | 'fnm';
 
@@ -48,30 +52,15 @@ async function candidateDirs(
 ): Promise<{ dirs: CandidateDir<InstallationSource>[]; truncated: boolean }> {
   const { env } = input;
   const home = homeDir(env);
-  const dirs: CandidateDir<InstallationSource>[] = pathAndNpmDirs(input);
-  if (home) dirs.push([path.join(home, '.npm-global', 'bin'), 'npm']);
-
-  for (const dir of STANDARD_DIRS) dirs.push([dir, 'standard']);
-  if (home) {
-    dirs.push([path.join(home, '.local', 'bin'), 'standard']);
-    dirs.push([path.join(home, 'bin'), 'standard']);
-  }
+  const dirs: CandidateDir<InstallationSource>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
   dirs.push(['/Applications/Codex.app/Contents/Resources', 'app']);
-
-  const voltaHome = env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
-  if (voltaHome) {
+  const volta = voltaHome(env, home);
+  if (volta) {
     // `~/.volta/bin/codex` is the volta shim (a wrapper); the package image holds the real entry point.
-    dirs.push([path.join(voltaHome, 'tools', 'image', 'packages', '@openai', 'codex', 'bin'), 'volta']);
-    dirs.push([path.join(voltaHome, 'bin'), 'volta']);
+    dirs.push([path.join(volta, 'tools', 'image', 'packages', '@openai', 'codex', 'bin'), 'volta']);
+    dirs.push([path.join(volta, 'bin'), 'volta']);
   }
-  const nvmDir = env.NVM_DIR ?? (home && path.join(home, '.nvm'));
-  const fnmRoots = env.FNM_DIR
-    ? [env.FNM_DIR]
-    : home
-      ? [path.join(home, '.local', 'share', 'fnm'), path.join(home, '.fnm')]
-      : [];
-  let truncated = await pushVersionManagerDirs(dirs, nvmDir, fnmRoots, DISCOVERY_VERSION_DIRS_MAX);
-  truncated = capDirs(dirs, DISCOVERY_DIRS_MAX) || truncated;
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), DISCOVERY_BOUNDS);
   return { dirs, truncated };
 }
 
