@@ -5,6 +5,7 @@ import {
   DriverError,
   type AgentSession,
   type ApprovalResponse,
+  ALL_CAPABILITIES,
   type DriverCapabilities,
   type OpenSessionOptions,
   type SkillInfo,
@@ -37,16 +38,9 @@ import { settled } from '../../common/settled.js';
 /** How the edge introduces itself; `name` becomes the `originator` header Codex sends upstream. */
 const CLIENT_INFO = { name: 'tether_edge', title: 'Tether Edge', version: '0.1.0' };
 
-const CAPABILITIES: DriverCapabilities = {
-  models: true,
-  skills: true,
-  permissions: true,
-  approvals: true,
-  // Every thread turns on Codex's `default_mode_request_user_input` feature (see codex-thread.ts).
-  input: true,
-  attachments: true,
-  resume: true,
-};
+// `input` too: every thread turns on Codex's `default_mode_request_user_input` feature (see
+// codex-thread.ts).
+const CAPABILITIES: DriverCapabilities = { ...ALL_CAPABILITIES };
 
 const APPROVAL_METHODS = new Set([
   'item/commandExecution/requestApproval',
