@@ -10,15 +10,19 @@ import {
   type EdgeAgentRPCRequest,
 } from '#contracts';
 import type { AgentEvent } from '../agent/agent-driver.js';
-import {
-  DEFAULT_SCRIPT,
-  SCRIPTED_INSTALLATION,
-  ScriptedDriver,
-  parseScript,
-} from '../agent/scripted/index.js';
+import { DEFAULT_SCRIPT, ScriptedDriver, parseScript } from '../agent/scripted/index.js';
 import type { SessionClock } from './turn-state.js';
 import { SessionsService } from './sessions.service.js';
-import { ACCESS, OTHER_ACCESS, OWNER, TapDriver, home, useScratchHome } from './sessions.spec-support.js';
+import {
+  ACCESS,
+  OTHER_ACCESS,
+  OWNER,
+  TapDriver,
+  home,
+  pollUntil,
+  startScripted,
+  useScratchHome,
+} from './sessions.spec-support.js';
 
 /** A turn that keeps running until the test stops it, so injected events belong to turn-1. */
 const LONG_TURN = { rules: [{ steps: [{ type: 'delay', ms: 30_000 }] }] };
@@ -55,26 +59,11 @@ function harness(script?: unknown, options: { clock?: SessionClock; closedRetent
       },
       new AbortController().signal,
     );
-  const start = async (access?: string): Promise<string> => {
-    const started = await call({
-      action: 'start',
-      installation_id: SCRIPTED_INSTALLATION.id,
-      project: home,
-      access_id: access,
-    });
-    expect(started.status).toBe('ok');
-    return started.session_id as string;
-  };
+  const start = (access?: string): Promise<string> => startScripted(call, access);
   const poll = (id: string, access = ACCESS) =>
     call({ action: 'poll', session_id: id, access_id: access || undefined });
-  const waitFor = async (id: string, predicate: (s: EdgeAgentResult) => boolean, access = ACCESS) => {
-    for (let i = 0; i < 400; i += 1) {
-      const snapshot = await poll(id, access);
-      if (predicate(snapshot)) return snapshot;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error('condition not reached');
-  };
+  const waitFor = (id: string, predicate: (s: EdgeAgentResult) => boolean, access = ACCESS) =>
+    pollUntil(() => poll(id, access), predicate);
   return { sessions, driver, call, start, poll, waitFor };
 }
 
