@@ -132,7 +132,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.call({ action: 'sessions', access_id: ACCESS })).sessions ?? []).toEqual([]);
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestEntryBindingAndSessionDetails', () => {
     it('refuses an unknown skill with invalid_request and changes nothing; a known one runs', async () => {
       const h = harness();
@@ -199,7 +201,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.poll(id)).approvals ?? []).toEqual([]);
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestNativeResolutionRemovesInput', () => {
     it('removes a pending input resolved natively and ends its activity; an answer is then refused', async () => {
       const h = harness(LONG_TURN);
@@ -230,7 +234,9 @@ describe('edge bridge cases of the reference', () => {
       expect(late.status).toBe('invalid_request');
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestActivityDetailsStreamingAndBounds', () => {
     it('keeps 20 × 16 KiB of CJK output within 16 KiB per field and 96 KiB per window, newest whole', async () => {
       const h = harness(LONG_TURN);
@@ -292,7 +298,9 @@ describe('edge bridge cases of the reference', () => {
       });
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestTurnTimingIsOptionalStableAndScoped', () => {
     it('records each value once per turn, never negative, and a new turn replaces the whole struct', async () => {
       let now = 1_000;
@@ -348,7 +356,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.poll(id)).messages?.[0]?.text).toBe('keep me');
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestSessionManagementOwnershipAndModelSelection', () => {
     it('takes a native title until the user renames; refuses model while running', async () => {
       const h = harness(LONG_TURN);

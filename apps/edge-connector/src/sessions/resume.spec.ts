@@ -136,7 +136,9 @@ describe('resume bindings and resume', () => {
     await idle(restarted, id);
     await restarted.sessions.shutdown();
   });
+});
 
+describe('resume bindings and resume', () => {
   it('persists a 0600 binding at start and resumes after a restart with the seed state', async () => {
     const first = edge();
     const { id, last } = await conversation(first);
@@ -186,7 +188,9 @@ describe('resume bindings and resume', () => {
     expect(done.messages?.length).toBe((last.messages?.length ?? 0) + 2);
     await restarted.sessions.shutdown();
   });
+});
 
+describe('resume bindings and resume', () => {
   it('refuses seeds that do not belong to the request or break the display bounds', async () => {
     const e = edge();
     const { id, last } = await conversation(e);
@@ -255,7 +259,9 @@ describe('resume bindings and resume', () => {
       'resume_unavailable',
     );
   });
+});
 
+describe('resume bindings and resume', () => {
   it('never overwrites a binding file it cannot decode', async () => {
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, BINDINGS_FILE);
