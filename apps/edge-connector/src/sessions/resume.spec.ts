@@ -53,13 +53,12 @@ function edge(dir = dataDir) {
 
 type Edge = ReturnType<typeof edge>;
 
+/** Asks for a saved session of the scripted installation in `project`. */
+const requestStart = (e: Edge) =>
+  e.call({ action: 'start', installation_id: SCRIPTED_INSTALLATION.id, project, access_id: ACCESS });
+
 async function startSession(e: Edge): Promise<string> {
-  const started = await e.call({
-    action: 'start',
-    installation_id: SCRIPTED_INSTALLATION.id,
-    project,
-    access_id: ACCESS,
-  });
+  const started = await requestStart(e);
   expect(started.status).toBe('ok');
   return started.session_id as string;
 }
@@ -268,12 +267,7 @@ describe('resume bindings and resume', () => {
     const corrupt = JSON.stringify({ version: 1, bindings: [], extra: true });
     writeFileSync(file, corrupt);
     const e = edge();
-    const started = await e.call({
-      action: 'start',
-      installation_id: SCRIPTED_INSTALLATION.id,
-      project,
-      access_id: ACCESS,
-    });
+    const started = await requestStart(e);
     expect(started.status).toBe('unavailable');
     expect(readFileSync(file, 'utf8')).toBe(corrupt);
     expect(e.sessions.liveSessions).toBe(0);
