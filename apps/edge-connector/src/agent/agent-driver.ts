@@ -20,6 +20,17 @@ export interface DriverCapabilities {
   resume: boolean;
 }
 
+/** Every capability on: a driver that serves the whole contract (Codex, the scripted agent). */
+export const ALL_CAPABILITIES: Readonly<DriverCapabilities> = {
+  models: true,
+  skills: true,
+  permissions: true,
+  approvals: true,
+  input: true,
+  attachments: true,
+  resume: true,
+};
+
 export interface OpenSessionOptions {
   installation: Installation;
   /** Absolute, symlink-resolved session directory; the agent process runs here. */

@@ -116,10 +116,10 @@ describe('the driver registry', () => {
   });
 });
 
-describe('the composite driver', () => {
-  const open = (driver: AgentDriver, installation: Installation): Promise<AgentSession> =>
-    driver.open({ installation, cwd: '/', saved: false, onEvent: () => undefined });
+const open = (driver: AgentDriver, installation: Installation): Promise<AgentSession> =>
+  driver.open({ installation, cwd: '/', saved: false, onEvent: () => undefined });
 
+describe('the composite driver', () => {
   it('discovers the union of its drivers and opens each installation with its own driver', async () => {
     const codex = new FakeDriver('codex');
     const claude = new FakeDriver('claude');
@@ -182,7 +182,9 @@ describe('the composite driver', () => {
     await (await open(composite, claude.installation)).close();
     expect(claude.opened).toHaveLength(1);
   });
+});
 
+describe('the composite driver', () => {
   it("fails discovery with the first driver's error only when every driver fails", async () => {
     const codex = new FakeDriver('codex');
     const claude = new FakeDriver('claude');
@@ -204,6 +206,25 @@ describe('the composite driver', () => {
   });
 });
 
+/** An edge serving a Codex and a Claude fake driver through one CompositeDriver. */
+function multiKindEdge(homeDir: string, dataDir: string, project: string) {
+  const drivers = { codex: new FakeDriver('codex'), claude: new FakeDriver('claude') };
+  const sessions = new SessionsService(
+    new CompositeDriver([drivers.codex, drivers.claude]),
+    { homeDir, unsupportedUser: false, dataDir },
+    { changed: () => undefined },
+  );
+  const call = (
+    request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
+    extra: Partial<EdgeAgentRPCRequest> = {},
+  ): Promise<EdgeAgentResult> =>
+    sessions.handle(
+      { version: 1, actor_id: '1', project_root: project, ...extra, request: { edge_id: '1', ...request } },
+      new AbortController().signal,
+    );
+  return { drivers, sessions, call };
+}
+
 describe('sessions of several kinds on one edge', () => {
   const ACCESS = 'a'.repeat(32);
   let base: string;
@@ -212,23 +233,7 @@ describe('sessions of several kinds on one edge', () => {
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  function edge(dataDir: string, project: string) {
-    const drivers = { codex: new FakeDriver('codex'), claude: new FakeDriver('claude') };
-    const sessions = new SessionsService(
-      new CompositeDriver([drivers.codex, drivers.claude]),
-      { homeDir: base, unsupportedUser: false, dataDir },
-      { changed: () => undefined },
-    );
-    const call = (
-      request: Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] },
-      extra: Partial<EdgeAgentRPCRequest> = {},
-    ): Promise<EdgeAgentResult> =>
-      sessions.handle(
-        { version: 1, actor_id: '1', project_root: project, ...extra, request: { edge_id: '1', ...request } },
-        new AbortController().signal,
-      );
-    return { drivers, sessions, call };
-  }
+  const edge = (dataDir: string, project: string) => multiKindEdge(base, dataDir, project);
 
   it('records the kind in the binding and resumes each session with its own driver after a restart', async () => {
     const dir = mkdtempSync(join(base, 'case-'));

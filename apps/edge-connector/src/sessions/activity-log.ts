@@ -1,23 +1,14 @@
 // The activities of the display window (reference §3 "Activity projection"): which native items
 // show, what of them a client sees, and the byte budgets that keep the window bounded.
 import { Limits, type Activity, type FileChange } from '#contracts';
+import { FILE_CHANGE_KINDS, ITEM_ACTIVITY_KINDS } from '../agent/activity-kinds.js';
 import type { NativeActivity } from '../agent/agent-driver.js';
 import { NATIVE_ID_MAX_CHARS } from '../agent/prompt-limits.js';
 import { hashId } from '../common/random.js';
 import { stripHidden, utf8Bytes, utf8Head } from '../common/utf8.js';
 
 /** Activity kinds a snapshot shows (reference §3); anything else (agent chatter) is dropped. */
-const KEPT_ACTIVITY_KINDS: ReadonlySet<string> = new Set([
-  'commandExecution',
-  'fileChange',
-  'webSearch',
-  'mcpToolCall',
-  'dynamicToolCall',
-  'reasoning',
-  'contextCompaction',
-  'userInput',
-  'turnDiff',
-]);
+const KEPT_ACTIVITY_KINDS: ReadonlySet<string> = new Set([...ITEM_ACTIVITY_KINDS, 'userInput', 'turnDiff']);
 /** Kinds whose command, output and diffs are shown, and only to saved-access sessions. */
 const DETAIL_ACTIVITY_KINDS: ReadonlySet<string> = new Set([
   'commandExecution',
@@ -25,7 +16,6 @@ const DETAIL_ACTIVITY_KINDS: ReadonlySet<string> = new Set([
   'turnDiff',
   'userInput',
 ]);
-const CHANGE_KINDS: ReadonlySet<string> = new Set(['add', 'delete', 'update']);
 /** File changes shown per activity (reference §3). */
 const CHANGES_MAX = 32;
 /** Activity statuses a seed may carry; anything else shows as ended. */
@@ -250,7 +240,7 @@ export class ActivityLog {
     activity: ActivityState,
     changes: NonNullable<NativeActivity['changes']>,
   ): FileChange[] {
-    const kept = changes.filter((change) => CHANGE_KINDS.has(change.kind));
+    const kept = changes.filter((change) => FILE_CHANGE_KINDS.has(change.kind));
     if (kept.length > CHANGES_MAX) activity.truncated = true;
     // All diffs of one activity share one field budget, so one activity stays far below the window budget.
     let budget = Limits.ACTIVITY_FIELD_MAX_BYTES;

@@ -10,15 +10,19 @@ import {
   type EdgeAgentRPCRequest,
 } from '#contracts';
 import type { AgentEvent } from '../agent/agent-driver.js';
-import {
-  DEFAULT_SCRIPT,
-  SCRIPTED_INSTALLATION,
-  ScriptedDriver,
-  parseScript,
-} from '../agent/scripted/index.js';
+import { DEFAULT_SCRIPT, ScriptedDriver, parseScript } from '../agent/scripted/index.js';
 import type { SessionClock } from './turn-state.js';
 import { SessionsService } from './sessions.service.js';
-import { ACCESS, OTHER_ACCESS, OWNER, TapDriver, home, useScratchHome } from './sessions.spec-support.js';
+import {
+  ACCESS,
+  OTHER_ACCESS,
+  OWNER,
+  TapDriver,
+  home,
+  pollUntil,
+  startScripted,
+  useScratchHome,
+} from './sessions.spec-support.js';
 
 /** A turn that keeps running until the test stops it, so injected events belong to turn-1. */
 const LONG_TURN = { rules: [{ steps: [{ type: 'delay', ms: 30_000 }] }] };
@@ -55,26 +59,11 @@ function harness(script?: unknown, options: { clock?: SessionClock; closedRetent
       },
       new AbortController().signal,
     );
-  const start = async (access?: string): Promise<string> => {
-    const started = await call({
-      action: 'start',
-      installation_id: SCRIPTED_INSTALLATION.id,
-      project: home,
-      access_id: access,
-    });
-    expect(started.status).toBe('ok');
-    return started.session_id as string;
-  };
+  const start = (access?: string): Promise<string> => startScripted(call, access);
   const poll = (id: string, access = ACCESS) =>
     call({ action: 'poll', session_id: id, access_id: access || undefined });
-  const waitFor = async (id: string, predicate: (s: EdgeAgentResult) => boolean, access = ACCESS) => {
-    for (let i = 0; i < 400; i += 1) {
-      const snapshot = await poll(id, access);
-      if (predicate(snapshot)) return snapshot;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error('condition not reached');
-  };
+  const waitFor = (id: string, predicate: (s: EdgeAgentResult) => boolean, access = ACCESS) =>
+    pollUntil(() => poll(id, access), predicate);
   return { sessions, driver, call, start, poll, waitFor };
 }
 
@@ -143,7 +132,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.call({ action: 'sessions', access_id: ACCESS })).sessions ?? []).toEqual([]);
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestEntryBindingAndSessionDetails', () => {
     it('refuses an unknown skill with invalid_request and changes nothing; a known one runs', async () => {
       const h = harness();
@@ -210,7 +201,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.poll(id)).approvals ?? []).toEqual([]);
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestNativeResolutionRemovesInput', () => {
     it('removes a pending input resolved natively and ends its activity; an answer is then refused', async () => {
       const h = harness(LONG_TURN);
@@ -241,7 +234,9 @@ describe('edge bridge cases of the reference', () => {
       expect(late.status).toBe('invalid_request');
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestActivityDetailsStreamingAndBounds', () => {
     it('keeps 20 × 16 KiB of CJK output within 16 KiB per field and 96 KiB per window, newest whole', async () => {
       const h = harness(LONG_TURN);
@@ -303,7 +298,9 @@ describe('edge bridge cases of the reference', () => {
       });
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestTurnTimingIsOptionalStableAndScoped', () => {
     it('records each value once per turn, never negative, and a new turn replaces the whole struct', async () => {
       let now = 1_000;
@@ -359,7 +356,9 @@ describe('edge bridge cases of the reference', () => {
       expect((await h.poll(id)).messages?.[0]?.text).toBe('keep me');
     });
   });
+});
 
+describe('edge bridge cases of the reference', () => {
   describe('TestSessionManagementOwnershipAndModelSelection', () => {
     it('takes a native title until the user renames; refuses model while running', async () => {
       const h = harness(LONG_TURN);

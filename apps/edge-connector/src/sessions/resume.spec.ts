@@ -53,13 +53,12 @@ function edge(dir = dataDir) {
 
 type Edge = ReturnType<typeof edge>;
 
+/** Asks for a saved session of the scripted installation in `project`. */
+const requestStart = (e: Edge) =>
+  e.call({ action: 'start', installation_id: SCRIPTED_INSTALLATION.id, project, access_id: ACCESS });
+
 async function startSession(e: Edge): Promise<string> {
-  const started = await e.call({
-    action: 'start',
-    installation_id: SCRIPTED_INSTALLATION.id,
-    project,
-    access_id: ACCESS,
-  });
+  const started = await requestStart(e);
   expect(started.status).toBe('ok');
   return started.session_id as string;
 }
@@ -136,7 +135,9 @@ describe('resume bindings and resume', () => {
     await idle(restarted, id);
     await restarted.sessions.shutdown();
   });
+});
 
+describe('resume bindings and resume', () => {
   it('persists a 0600 binding at start and resumes after a restart with the seed state', async () => {
     const first = edge();
     const { id, last } = await conversation(first);
@@ -186,7 +187,9 @@ describe('resume bindings and resume', () => {
     expect(done.messages?.length).toBe((last.messages?.length ?? 0) + 2);
     await restarted.sessions.shutdown();
   });
+});
 
+describe('resume bindings and resume', () => {
   it('refuses seeds that do not belong to the request or break the display bounds', async () => {
     const e = edge();
     const { id, last } = await conversation(e);
@@ -255,19 +258,16 @@ describe('resume bindings and resume', () => {
       'resume_unavailable',
     );
   });
+});
 
+describe('resume bindings and resume', () => {
   it('never overwrites a binding file it cannot decode', async () => {
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, BINDINGS_FILE);
     const corrupt = JSON.stringify({ version: 1, bindings: [], extra: true });
     writeFileSync(file, corrupt);
     const e = edge();
-    const started = await e.call({
-      action: 'start',
-      installation_id: SCRIPTED_INSTALLATION.id,
-      project,
-      access_id: ACCESS,
-    });
+    const started = await requestStart(e);
     expect(started.status).toBe('unavailable');
     expect(readFileSync(file, 'utf8')).toBe(corrupt);
     expect(e.sessions.liveSessions).toBe(0);

@@ -70,7 +70,9 @@ describe('SessionsService with the scripted driver', () => {
     controller.abort();
     expect((await watch).status).toBe('unavailable');
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('never shows command or output text to a transient session', async () => {
     const h = harness({
       rules: [
@@ -140,7 +142,9 @@ describe('SessionsService with the scripted driver', () => {
     expect(snapshot.activities?.some((a) => a.kind === 'agentMessage')).toBe(false);
     await h.call({ action: 'stop', session_id: id, access_id: ACCESS });
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('keeps snapshot JSON within 480 KiB with valid UTF-8', async () => {
     // Quotes double under JSON escaping, so the raw 256 KiB text window alone would overflow.
     const text = '"世'.repeat(12_000);

@@ -74,7 +74,9 @@ describe('SessionsService with the scripted driver', () => {
         .status,
     ).toBe('upgrade_required');
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('refuses an answer outside the options and sends nothing; echoes a valid one', async () => {
     const h = harness();
     const id = await h.start(ACCESS);

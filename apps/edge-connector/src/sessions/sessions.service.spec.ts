@@ -72,7 +72,9 @@ describe('SessionsService with the scripted driver', () => {
     expect(done.messages?.map((m) => m.text)).toEqual(['one', 'late']);
     expect(done.status).toBe('ok');
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('accepts a model only from the catalog this session fetched', async () => {
     const h = harness();
     const id = await h.start(ACCESS);
@@ -130,7 +132,9 @@ describe('SessionsService with the scripted driver', () => {
     expect((await h.call({ action: 'delete', session_id: id, access_id: ACCESS })).status).toBe('ok');
     expect((await h.call({ action: 'poll', session_id: id, access_id: ACCESS })).status).toBe('not_found');
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('never loses a message when discard races the first send (30 times)', async () => {
     const h = harness();
     for (let i = 0; i < 30; i += 1) {
@@ -193,7 +197,9 @@ describe('SessionsService with the scripted driver', () => {
     expect(done).toMatchObject({ status: 'turn_failed' });
     expect(done.closed).toBeFalsy();
   });
+});
 
+describe('SessionsService with the scripted driver', () => {
   it('forgets a transient session after stop, and caps live sessions at 4', async () => {
     const h = harness();
     const transient = await h.start();

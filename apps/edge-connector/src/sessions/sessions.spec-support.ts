@@ -52,6 +52,36 @@ export function useScratchHome(): void {
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 }
 
+type Call = Harness['call'];
+
+/** Starts a session of the scripted installation in `home` and returns its id. */
+export async function startScripted(
+  call: (request: Parameters<Call>[0]) => ReturnType<Call>,
+  access?: string,
+): Promise<string> {
+  const started = await call({
+    action: 'start',
+    installation_id: SCRIPTED_INSTALLATION.id,
+    project: home,
+    access_id: access,
+  });
+  expect(started.status).toBe('ok');
+  return started.session_id as string;
+}
+
+/** Polls every 5 ms (400 times at most) until `predicate` holds, and returns that snapshot. */
+export async function pollUntil(
+  poll: () => Promise<EdgeAgentResult>,
+  predicate: (snapshot: EdgeAgentResult) => boolean,
+): Promise<EdgeAgentResult> {
+  for (let i = 0; i < 400; i += 1) {
+    const snapshot = await poll();
+    if (predicate(snapshot)) return snapshot;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('condition not reached');
+}
+
 export interface Harness {
   sessions: SessionsService;
   driver: TapDriver;
@@ -78,24 +108,12 @@ export function harness(rawScript?: unknown, clock?: SessionClock): Harness {
       { version: 1, actor_id: OWNER, ...extra, request: { edge_id: '1', ...request } },
       new AbortController().signal,
     );
-  const start = async (access?: string): Promise<string> => {
-    const started = await call({
-      action: 'start',
-      installation_id: SCRIPTED_INSTALLATION.id,
-      project: home,
-      access_id: access,
-    });
-    expect(started.status).toBe('ok');
-    return started.session_id as string;
-  };
-  const waitFor: Harness['waitFor'] = async (sessionId, predicate, access = ACCESS) => {
-    for (let i = 0; i < 400; i += 1) {
-      const snapshot = await call({ action: 'poll', session_id: sessionId, access_id: access || undefined });
-      if (predicate(snapshot)) return snapshot;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error('condition not reached');
-  };
+  const start = (access?: string): Promise<string> => startScripted(call, access);
+  const waitFor: Harness['waitFor'] = (sessionId, predicate, access = ACCESS) =>
+    pollUntil(
+      () => call({ action: 'poll', session_id: sessionId, access_id: access || undefined }),
+      predicate,
+    );
   return { sessions, driver, sink, call, start, waitFor };
 }
 

@@ -4,7 +4,8 @@
 // so a spare can be started and initialized before anyone asks for a session.
 import { Logger } from '@nestjs/common';
 import * as acp from '@agentclientprotocol/sdk';
-import { CodexProcess as AgentProcess, type LaunchSpec } from '../codex/codex-process.js';
+import type { LaunchSpec } from '../child-launch.js';
+import { CodexProcess as AgentProcess } from '../codex/codex-process.js';
 import { CALL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, RPC_PENDING_CALLS_MAX } from './acp-limits.js';
 import { boundedNdJsonStream, type StreamCloseReason } from './acp-stream.js';
 import { isObject, type JsonObject } from './acp-events.js';

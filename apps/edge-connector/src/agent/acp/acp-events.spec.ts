@@ -48,7 +48,9 @@ describe('AcpEventMapper', () => {
     expect(events).toEqual([]);
     expect(unknown).toEqual(['made_up']);
   });
+});
 
+describe('AcpEventMapper', () => {
   it('maps tool calls to activities and keeps the kind for later updates', () => {
     const { map, events } = mapper();
     map.beginTurn('t1');
@@ -109,7 +111,9 @@ describe('AcpEventMapper', () => {
       'declined',
     ]);
   });
+});
 
+describe('AcpEventMapper', () => {
   it('shows a diff for an edit', () => {
     const { map, events } = mapper();
     map.beginTurn('t1');

@@ -6,7 +6,6 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentModel } from '#contracts';
 import {
   DriverError,
-  type AgentEvent,
   type AgentSession,
   type ApprovalResponse,
   type DriverCapabilities,
@@ -14,6 +13,7 @@ import {
   type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
+import { DriverSession } from '../driver-session.js';
 import { imageFormat } from '../../files/images.js';
 import { AcpCallError, type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
 import { AcpEventMapper, isObject, type JsonObject } from './acp-events.js';
@@ -82,25 +82,22 @@ function offeredModels(result: unknown): { models: AgentModel[]; current?: strin
   return { models, ...(current && models.some((model) => model.id === current) ? { current } : {}) };
 }
 
-export class AcpSession implements AgentSession, ConnectionSink {
+export class AcpSession extends DriverSession implements AgentSession, ConnectionSink {
   readonly capabilities: DriverCapabilities;
-  private readonly logger = new Logger(AcpSession.name);
+  protected readonly logger = new Logger(AcpSession.name);
   private readonly mapper: AcpEventMapper;
   private readonly pending = new Map<string, PendingPermission>();
   private readonly unknownKinds = new Set<string>();
   private sessionId = '';
   private models: AgentModel[] = [];
-  private currentModel: string | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
   private permissionSeq = 0;
-  private ready = false;
-  private closing = false;
-  private ended = false;
 
   private constructor(
     private readonly connection: AcpConnection,
-    private readonly options: OpenSessionOptions,
+    protected readonly options: OpenSessionOptions,
   ) {
+    super();
     this.mapper = new AcpEventMapper(
       options.cwd,
       (event) => this.emit(event),
@@ -121,13 +118,10 @@ export class AcpSession implements AgentSession, ConnectionSink {
   get threadId(): string {
     return this.sessionId;
   }
-  get model(): string | undefined {
-    return this.currentModel;
-  }
   get title(): string | undefined {
     return undefined;
   }
-  get agentVersion(): string | undefined {
+  override get agentVersion(): string | undefined {
     return this.connection.agentVersion;
   }
   /** The agent's process id (tests kill it to check supervision). */
@@ -385,15 +379,7 @@ export class AcpSession implements AgentSession, ConnectionSink {
     }
   }
 
-  private assertOpen(): void {
-    if (this.closing || this.ended) throw new DriverError('session_closed', 'The agent session has ended');
-  }
-
-  private emit(event: AgentEvent): void {
-    try {
-      this.options.onEvent(event);
-    } catch (error) {
-      this.logger.error(`Event consumer of ACP session ${this.sessionId} threw: ${(error as Error).name}`);
-    }
+  protected describe(): string {
+    return `ACP session ${this.sessionId}`;
   }
 }

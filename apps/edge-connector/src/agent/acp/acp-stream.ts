@@ -4,6 +4,7 @@
 // SDK's own `ndJsonStream` has a frame bound but skips invalid lines and queues without limit.
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import { LineFramer, parseObjectLine } from '../stdio-lines.js';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES } from './acp-limits.js';
 
 export type StreamCloseReason =
@@ -15,8 +16,6 @@ export class StreamClosedError extends Error {
     this.name = 'StreamClosedError';
   }
 }
-
-const NEWLINE = 0x0a;
 
 /**
  * The `session/update` kinds of the pinned SDK's schema. The SDK validates every update before any
@@ -52,8 +51,12 @@ function unknownUpdateKind(message: Record<string, unknown>): string | undefined
 /** Splits `input` into frames and hands each parsed object to the connection's readable side. */
 class FrameReader {
   closed = false;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly framer = new LineFramer({
+    maxBytes: RPC_FRAME_MAX_BYTES,
+    onLine: (line) => this.onLine(line),
+    onTooLarge: () => this.fail('frame_too_large'),
+    stopped: () => this.closed,
+  });
   private controller!: ReadableStreamDefaultController<AnyMessage>;
 
   constructor(
@@ -78,7 +81,7 @@ class FrameReader {
   private fail(reason: StreamCloseReason): void {
     if (this.closed) return;
     this.closed = true;
-    this.pending = [];
+    this.framer.clear();
     this.input.removeAllListeners('data');
     this.input.resume(); // Keep draining so the child never blocks on a full pipe before it is killed.
     try {
@@ -91,20 +94,13 @@ class FrameReader {
   }
 
   private onLine(line: Buffer): void {
-    const text = line.toString('utf8').trim();
-    if (text === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
+    const message = parseObjectLine(line, true);
+    if (message === 'blank') return;
+    if (message === 'invalid') {
       this.fail('invalid_frame');
       return;
     }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      this.fail('invalid_frame');
-      return;
-    }
-    const unknown = unknownUpdateKind(message as Record<string, unknown>);
+    const unknown = unknownUpdateKind(message);
     if (unknown !== undefined) {
       this.onUnknownKind(unknown);
       return;
@@ -114,31 +110,7 @@ class FrameReader {
     if ((this.controller.desiredSize ?? 0) < -RPC_EVENT_QUEUE_MAX) this.fail('event_queue_overflow');
   }
 
-  private readonly onData = (chunk: Buffer): void => {
-    let start = 0;
-    while (!this.closed) {
-      const newline = chunk.indexOf(NEWLINE, start);
-      if (newline === -1) break;
-      const piece = chunk.subarray(start, newline);
-      start = newline + 1;
-      if (this.pendingBytes + piece.length > RPC_FRAME_MAX_BYTES) {
-        this.fail('frame_too_large');
-        return;
-      }
-      const line = this.pendingBytes === 0 ? piece : Buffer.concat([...this.pending, piece]);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.onLine(line);
-    }
-    if (this.closed || start >= chunk.length) return;
-    const rest = chunk.subarray(start);
-    if (this.pendingBytes + rest.length > RPC_FRAME_MAX_BYTES) {
-      this.fail('frame_too_large');
-      return;
-    }
-    this.pending.push(Buffer.from(rest));
-    this.pendingBytes += rest.length;
-  };
+  private readonly onData = (chunk: Buffer): void => this.framer.push(chunk);
 }
 
 /** The agent's stdio as the ACP SDK's message stream, within the edge's transport bounds. */

@@ -10,7 +10,15 @@ import {
   type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
-import { buildChildEnvironment, type LaunchSpec } from '../codex/codex-process.js';
+import {
+  buildChildEnvironment,
+  checkOpen,
+  type ChildDriverConfig,
+  type LaunchSpec,
+  NODE_AGENT_ENV_ALLOW_LIST,
+  runDiscovery,
+  throughNode,
+} from '../child-launch.js';
 import { GEMINI, KNOWN_AGENTS, type DeclaredAgent } from './acp-agents.js';
 import { AcpConnection } from './acp-connection.js';
 import { acpInstallationId, discoverAcp, resolveAgentFile, type AcpInstallation } from './acp-discovery.js';
@@ -22,31 +30,9 @@ export { AcpSession } from './acp-session.js';
 export type { DeclaredAgent } from './acp-agents.js';
 
 /** Variables every ACP launch may inherit; each agent adds its own provider keys. */
-export const COMMON_ENV_ALLOW_LIST: readonly string[] = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TERM',
-  'TZ',
-  'TMPDIR',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'NODE_EXTRA_CA_CERTS',
-  'HTTPS_PROXY',
-  'HTTP_PROXY',
-  'NO_PROXY',
-  'https_proxy',
-  'http_proxy',
-  'no_proxy',
-];
+export const COMMON_ENV_ALLOW_LIST: readonly string[] = NODE_AGENT_ENV_ALLOW_LIST;
 
-export interface AcpDriverConfig {
+export interface AcpDriverConfig extends ChildDriverConfig {
   /** `TETHER_GEMINI_PATH`: an explicit Gemini CLI (binary or the npm `gemini.js`), looked at first. */
   geminiPath?: string;
   /** Private homes of the agents that have one (`<dir>/gemini` is Gemini CLI's GEMINI_CLI_HOME). */
@@ -55,16 +41,11 @@ export interface AcpDriverConfig {
   declared: readonly DeclaredAgent[];
   /** `TETHER_ACP_ENV_ALLOW`: names every ACP launch may also inherit. */
   envAllowList?: readonly string[];
-  allowRoot?: boolean;
-  /** The edge's own environment, as config.ts read it. */
-  environment: Readonly<Record<string, string | undefined>>;
-  /** Directories whose `node_modules/.bin` may hold a local agent (default: the working directory). */
-  localDirs?: string[];
-  /** Node interpreter for npm `.js` entry points (default: the node running the edge). */
-  nodePath?: string;
   /** Keep one initialized spare process per installation (default true). */
   spares?: boolean;
 }
+
+const ROOT_REFUSAL = 'ACP agents are not launched for the root account';
 
 class AcpDriver implements AgentDriver {
   readonly kind = 'acp';
@@ -77,20 +58,15 @@ class AcpDriver implements AgentDriver {
   constructor(private readonly config: AcpDriverConfig) {}
 
   async discover(): Promise<DiscoveryResult> {
-    this.refuseAccount();
-    let result;
-    try {
-      result = await discoverAcp({
-        agents: KNOWN_AGENTS,
-        ...(this.config.geminiPath ? { explicit: { spec: GEMINI, path: this.config.geminiPath } } : {}),
-        declared: this.config.declared,
-        env: this.config.environment,
-        localDirs: this.config.localDirs ?? [process.cwd()],
-        nodePrefix: path.dirname(path.dirname(process.execPath)),
-      });
-    } catch {
-      throw new DriverError('unavailable', 'ACP agent discovery failed');
-    }
+    const explicit = this.config.geminiPath
+      ? { explicit: { spec: GEMINI, path: this.config.geminiPath } }
+      : {};
+    const result = await runDiscovery(
+      this.config,
+      ROOT_REFUSAL,
+      (where) => discoverAcp({ agents: KNOWN_AGENTS, ...explicit, declared: this.config.declared, ...where }),
+      'ACP agent discovery failed',
+    );
     this.known.clear();
     for (const entry of result.found) this.known.set(entry.installation.id, entry);
     const spared = this.config.spares === false ? [] : result.found.slice(0, SPARES_MAX);
@@ -108,9 +84,7 @@ class AcpDriver implements AgentDriver {
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    this.refuseAccount();
-    if (!path.isAbsolute(options.cwd))
-      throw new DriverError('invalid_request', 'The session directory must be absolute');
+    checkOpen(this.config, ROOT_REFUSAL, options.cwd);
     const entry = await this.installation(options.installation.id);
     if (options.threadId !== undefined && entry.spec === GEMINI) {
       // Loading in the creation minute would erase the history (see gemini-home.ts): try later.
@@ -134,14 +108,6 @@ class AcpDriver implements AgentDriver {
     const spares = [...this.spares.values()];
     this.spares.clear();
     await Promise.allSettled(spares.map(async (spare) => (await spare).stop()));
-  }
-
-  private refuseAccount(): void {
-    if (process.platform === 'win32')
-      throw new DriverError('unsupported_user', 'Windows edges are not supported');
-    if (process.getuid?.() === 0 && this.config.allowRoot !== true) {
-      throw new DriverError('unsupported_user', 'ACP agents are not launched for the root account');
-    }
   }
 
   /** The discovered installation, still resolving to the same file (a swapped link is refused). */
@@ -235,11 +201,8 @@ class AcpDriver implements AgentDriver {
     }
     const declared = this.config.declared.find((agent) => agent.command === entry.installation.path);
     const args = declared ? declared.args : [...spec.args];
-    const nodePath = this.config.nodePath ?? process.execPath;
-    if (resolved.endsWith('.js')) {
-      if (!path.isAbsolute(nodePath)) throw new DriverError('launch_failed', 'No absolute node interpreter');
-      return { command: nodePath, args: [resolved, ...args], cwd, env };
-    }
+    if (resolved.endsWith('.js'))
+      return throughNode(this.config, resolved, { args, cwd, env }, 'No absolute node interpreter');
     return { command: resolved, args, cwd, env };
   }
 }

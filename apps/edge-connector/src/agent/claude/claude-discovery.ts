@@ -2,12 +2,25 @@
 // candidate counts when, after resolving symlinks, it is the native `claude` binary (npm package,
 // native installer) or the package's `cli.js`; shell wrappers and version-manager shims are not
 // installations, because launching them runs code nobody vetted.
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, open, readdir, realpath, stat } from 'node:fs/promises';
+import { access, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
+import {
+  type CandidateDir,
+  type DiscoveryEnvironment,
+  finishDirs,
+  fnmRoots,
+  homeDir,
+  InstallationCollector,
+  installationHash,
+  nvmDir,
+  pathAndNpmDirs,
+  standardDirs,
+  uniqueDirs,
+  voltaHome,
+} from '../install-discovery.js';
 import {
   DISCOVERY_DIRS_MAX,
   DISCOVERY_HEAD_BYTES,
@@ -17,25 +30,17 @@ import {
 
 export const CLAUDE_KIND = 'claude';
 
+const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
+
 type Source = 'explicit' | 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
 
-export interface ClaudeDiscoveryInput {
+export interface ClaudeDiscoveryInput extends DiscoveryEnvironment {
   explicitPath?: string;
-  /** The edge's environment (PATH, HOME, NVM_DIR, FNM_DIR, VOLTA_HOME, NPM_CONFIG_PREFIX). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Directories whose `node_modules/.bin` may hold a local install. */
-  localDirs: string[];
-  /** The running node's prefix: the default npm global prefix. */
-  nodePrefix: string;
 }
 
 /** The reference's identity: the kind is part of it, so a Codex and a Claude path never collide. */
 export function claudeInstallationId(candidatePath: string, resolvedPath: string): string {
-  return createHash('sha256')
-    .update(`${CLAUDE_KIND}\0${candidatePath}\0${resolvedPath}`)
-    .digest()
-    .subarray(0, 16)
-    .toString('hex');
+  return installationHash(CLAUDE_KIND, candidatePath, resolvedPath);
 }
 
 /** ELF and the Mach-O magics (thin 32/64-bit either byte order, universal). */
@@ -89,107 +94,48 @@ export async function resolveClaudeFile(
   }
 }
 
-async function versionDirs(root: string, suffix: string[]): Promise<{ dirs: string[]; truncated: boolean }> {
-  let names: string[];
-  try {
-    names = (await readdir(root, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name);
-  } catch {
-    return { dirs: [], truncated: false };
-  }
-  // Newest-looking versions first so the bound drops the oldest ones.
-  names.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
-  return {
-    dirs: names.slice(0, DISCOVERY_VERSION_DIRS_MAX).map((name) => path.join(root, name, ...suffix)),
-    truncated: names.length > DISCOVERY_VERSION_DIRS_MAX,
-  };
-}
-
 /** Every `claude` file to look at, in priority order, with the source each one reports. */
 async function candidates(
   input: ClaudeDiscoveryInput,
 ): Promise<{ files: [string, Source][]; truncated: boolean }> {
   const { env } = input;
-  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : undefined;
-  const dirs: [string, Source][] = [];
-  let truncated = false;
-  for (const entry of (env.PATH ?? '').split(path.delimiter)) {
-    if (entry && path.isAbsolute(entry)) dirs.push([entry, 'path']);
-  }
-  for (const dir of input.localDirs) dirs.push([path.join(dir, 'node_modules', '.bin'), 'npm']);
-  const npmPrefix = env.NPM_CONFIG_PREFIX ?? env.npm_config_prefix;
-  if (npmPrefix && path.isAbsolute(npmPrefix)) dirs.push([path.join(npmPrefix, 'bin'), 'npm']);
-  dirs.push([path.join(input.nodePrefix, 'bin'), 'npm']);
-  if (home) dirs.push([path.join(home, '.npm-global', 'bin'), 'npm']);
-  for (const dir of ['/usr/local/bin', '/opt/homebrew/bin', '/usr/bin']) dirs.push([dir, 'standard']);
+  const home = homeDir(env);
+  const dirs: CandidateDir<Source>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
   if (home) {
-    // The native installer links `~/.local/bin/claude`; the old "local" install keeps the package
-    // under `~/.claude/local` behind a wrapper script, so its package bin is looked at instead.
-    dirs.push([path.join(home, '.local', 'bin'), 'standard']);
-    dirs.push([path.join(home, 'bin'), 'standard']);
+    // The native installer links `~/.local/bin/claude` (a standard dir); the old "local" install keeps
+    // the package under `~/.claude/local` behind a wrapper script, so its package bin is looked at.
     dirs.push([path.join(home, '.claude', 'local', 'node_modules', '.bin'), 'standard']);
   }
-  const voltaHome = env.VOLTA_HOME ?? (home && path.join(home, '.volta'));
-  if (voltaHome) {
+  const volta = voltaHome(env, home);
+  if (volta) {
     // `~/.volta/bin/claude` is the volta shim; the package image holds the real binary.
     dirs.push([
-      path.join(voltaHome, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
+      path.join(volta, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
       'volta',
     ]);
   }
-  const nvmDir = env.NVM_DIR ?? (home && path.join(home, '.nvm'));
-  if (nvmDir) {
-    const found = await versionDirs(path.join(nvmDir, 'versions', 'node'), ['bin']);
-    truncated ||= found.truncated;
-    for (const dir of found.dirs) dirs.push([dir, 'nvm']);
-  }
-  const fnmRoots = env.FNM_DIR
-    ? [env.FNM_DIR]
-    : home
-      ? [path.join(home, '.local', 'share', 'fnm'), path.join(home, '.fnm')]
-      : [];
-  for (const root of fnmRoots) {
-    const found = await versionDirs(path.join(root, 'node-versions'), ['installation', 'bin']);
-    truncated ||= found.truncated;
-    for (const dir of found.dirs) dirs.push([dir, 'fnm']);
-  }
-  if (dirs.length > DISCOVERY_DIRS_MAX) {
-    truncated = true;
-    dirs.length = DISCOVERY_DIRS_MAX;
-  }
-  const seen = new Set<string>();
-  const files: [string, Source][] = [];
-  for (const [dir, source] of dirs) {
-    if (seen.has(dir)) continue;
-    seen.add(dir);
-    files.push([path.join(dir, 'claude'), source]);
-  }
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), DISCOVERY_BOUNDS);
+  const files = uniqueDirs(dirs).map(([dir, source]): [string, Source] => [path.join(dir, 'claude'), source]);
   return { files, truncated };
 }
 
 export async function discoverClaude(input: ClaudeDiscoveryInput): Promise<DiscoveryResult> {
-  const installations: Installation[] = [];
-  const seenResolved = new Set<string>();
+  const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
   const found = await candidates(input);
-  let truncated = found.truncated;
   const files: [string, Source][] = input.explicitPath
     ? [[path.resolve(input.explicitPath), 'explicit'], ...found.files]
     : found.files;
   for (const [candidate, source] of files) {
-    if (installations.length >= DISCOVERY_INSTALLATIONS_MAX) {
-      truncated = true;
-      break;
-    }
-    const resolved = await resolveClaudeFile(candidate);
-    if (!resolved || seenResolved.has(resolved.path)) continue;
-    seenResolved.add(resolved.path);
-    installations.push({
-      id: claudeInstallationId(candidate, resolved.path),
-      kind: CLAUDE_KIND,
-      path: candidate,
-      source,
-    });
+    const kept = await collector.add(
+      async () => (await resolveClaudeFile(candidate))?.path,
+      (resolved) => ({
+        id: claudeInstallationId(candidate, resolved),
+        kind: CLAUDE_KIND,
+        path: candidate,
+        source,
+      }),
+    );
+    if (!kept) break;
   }
-  return { installations, truncated };
+  return { installations: collector.found, truncated: collector.truncated || found.truncated };
 }

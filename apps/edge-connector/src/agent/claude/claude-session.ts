@@ -3,7 +3,6 @@ import { Logger } from '@nestjs/common';
 import type { AgentModel } from '#contracts';
 import {
   DriverError,
-  type AgentEvent,
   type AgentSession,
   type ApprovalResponse,
   type DriverCapabilities,
@@ -11,7 +10,9 @@ import {
   type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
-import { CodexProcess, type LaunchSpec } from '../codex/codex-process.js';
+import type { LaunchSpec } from '../child-launch.js';
+import { ProcessDriverSession } from '../driver-session.js';
+import { CodexProcess } from '../codex/codex-process.js';
 import { ClaudeTurns } from './claude-turns.js';
 import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, MODEL_ID_MAX_BYTES, MODELS_MAX } from './claude-limits.js';
 import {
@@ -82,43 +83,25 @@ export interface ClaudeSessionLaunch {
   sessionId: string;
 }
 
-export class ClaudeSession implements AgentSession {
+export class ClaudeSession extends ProcessDriverSession implements AgentSession {
   readonly capabilities = CAPABILITIES;
-  private readonly logger = new Logger(ClaudeSession.name);
+  protected readonly logger = new Logger(ClaudeSession.name);
   private stream!: ClaudeStream;
-  private process!: CodexProcess;
   private turns!: ClaudeTurns;
   private models: AgentModel[] = [];
-  private currentModel: string | undefined;
-  private version: string | undefined;
-  private closing = false;
-  private ended = false;
-  private ready = false;
 
   private constructor(
-    private readonly options: OpenSessionOptions,
+    protected readonly options: OpenSessionOptions,
     private readonly sessionId: string,
-  ) {}
+  ) {
+    super();
+  }
 
   get threadId(): string {
     return this.sessionId;
   }
-  get model(): string | undefined {
-    return this.currentModel;
-  }
   get title(): string | undefined {
     return undefined;
-  }
-  get agentVersion(): string | undefined {
-    return this.version;
-  }
-  /** The CLI's process id (tests kill it to check supervision). */
-  get pid(): number | undefined {
-    return this.process.pid;
-  }
-  /** The tail of the CLI's stderr, for local debugging only. */
-  get diagnostics(): string {
-    return this.process.diagnostics;
   }
 
   /** Launches `claude`, runs `initialize` and the sign-in check; resumes when options.threadId is set. */
@@ -230,19 +213,12 @@ export class ClaudeSession implements AgentSession {
     return Promise.resolve([]);
   }
 
-  async close(): Promise<void> {
-    if (this.closing) {
-      await this.process.exited;
-      return;
-    }
-    this.closing = true;
-    const exit = this.process.stop();
+  protected closeTransport(): void {
     this.stream.close('closed_by_client');
-    await exit;
   }
 
-  private assertOpen(): void {
-    if (this.closing || this.ended) throw new DriverError('session_closed', 'The agent session has ended');
+  protected describe(): string {
+    return `Claude session ${this.sessionId}`;
   }
 
   /** An answer that was not sent: the question was not pending, or the process is gone. */
@@ -256,14 +232,6 @@ export class ClaudeSession implements AgentSession {
   private answer(sent: boolean): boolean {
     if (!sent) this.stream.close('write_failed');
     return sent;
-  }
-
-  private emit(event: AgentEvent): void {
-    try {
-      this.options.onEvent(event);
-    } catch (error) {
-      this.logger.error(`Event consumer of Claude session ${this.sessionId} threw: ${(error as Error).name}`);
-    }
   }
 
   private onStreamClosed(reason: StreamCloseReason): void {

@@ -4,19 +4,19 @@
 // requests (initialize, interrupt, set_model) are answered by `control_response` lines.
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
+import {
+  isJsonObject,
+  type JsonObject,
+  JsonLinesChannel,
+  type LineCloseReason,
+  parseObjectLine,
+} from '../stdio-lines.js';
 import { OUTGOING_CONTROLS_MAX, STREAM_EVENT_QUEUE_MAX, STREAM_FRAME_MAX_BYTES } from './claude-limits.js';
 
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject };
 
 /** Why the stream stopped; the session turns it into a `closed` event. */
-export type StreamCloseReason =
-  | 'stream_ended'
-  | 'frame_too_large'
-  | 'invalid_frame'
-  | 'event_queue_overflow'
-  | 'write_failed'
-  | 'foreign_session'
-  | 'closed_by_client';
+export type StreamCloseReason = LineCloseReason | 'foreign_session';
 
 /** A control request the CLI refused; its message stays inside the driver. */
 export class ControlRejectedError extends Error {
@@ -37,13 +37,6 @@ export class ControlUnavailableError extends Error {
   }
 }
 
-interface PendingControl {
-  subtype: string;
-  resolve: (response: JsonObject) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
 export interface ClaudeStreamOptions {
   input: Readable;
   output: Writable;
@@ -53,26 +46,20 @@ export interface ClaudeStreamOptions {
   onClose: (reason: StreamCloseReason) => void;
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export class ClaudeStream {
-  private readonly pending = new Map<string, PendingControl>();
-  private readonly queue: JsonObject[] = [];
-  private draining = false;
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
-  private closedReason: StreamCloseReason | undefined;
-
-  constructor(private readonly options: ClaudeStreamOptions) {
-    options.input.on('data', (chunk: Buffer) => this.onData(chunk));
-    options.input.on('end', () => this.close('stream_ended'));
-    options.input.on('error', () => this.close('stream_ended'));
-    options.output.on('error', () => this.close('write_failed'));
-  }
-
-  get closed(): boolean {
-    return this.closedReason !== undefined;
+export class ClaudeStream extends JsonLinesChannel<JsonObject, string, StreamCloseReason> {
+  constructor(options: ClaudeStreamOptions) {
+    super({
+      input: options.input,
+      output: options.output,
+      frameMaxBytes: STREAM_FRAME_MAX_BYTES,
+      queueMax: STREAM_EVENT_QUEUE_MAX,
+      // Wrapped so the consumer's result never holds the queue: it is consumed synchronously.
+      consume: (message) => {
+        options.onMessage(message);
+      },
+      onClose: (reason) => options.onClose(reason),
+      unavailable: (reason, subtype) => new ControlUnavailableError(reason, subtype),
+    });
   }
 
   /** Sends a control request and resolves with the CLI's `response` object. */
@@ -83,18 +70,8 @@ export class ClaudeStream {
       return Promise.reject(new ControlUnavailableError('too_many_controls', subtype));
     }
     const id = randomUUID();
-    return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new ControlUnavailableError('timeout', subtype));
-      }, timeoutMs);
-      this.pending.set(id, { subtype, resolve, reject, timer });
-      if (!this.write({ type: 'control_request', request_id: id, request })) {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        reject(new ControlUnavailableError('closed', subtype));
-      }
-    });
+    const send = (): boolean => this.write({ type: 'control_request', request_id: id, request });
+    return this.pending.open(id, subtype, timeoutMs, send) as Promise<JsonObject>;
   }
 
   /** Answers a control request of the CLI (a permission question). */
@@ -121,68 +98,10 @@ export class ClaudeStream {
     });
   }
 
-  close(reason: StreamCloseReason): void {
-    if (this.closedReason !== undefined) return;
-    this.closedReason = reason;
-    this.buffered = [];
-    this.queue.length = 0;
-    for (const [id, control] of this.pending) {
-      clearTimeout(control.timer);
-      control.reject(new ControlUnavailableError('closed', control.subtype));
-      this.pending.delete(id);
-    }
-    this.options.onClose(reason);
-  }
-
-  private write(message: JsonObject, done?: (error?: Error | null) => void): boolean {
-    if (this.closed) return false;
-    const line = JSON.stringify(message);
-    if (Buffer.byteLength(line) > STREAM_FRAME_MAX_BYTES) return false;
-    try {
-      this.options.output.write(`${line}\n`, done);
-      return true;
-    } catch {
-      this.close('write_failed');
-      return false;
-    }
-  }
-
-  private onData(chunk: Buffer): void {
-    let start = 0;
-    while (!this.closed) {
-      const newline = chunk.indexOf(0x0a, start);
-      if (newline === -1) break;
-      const piece = chunk.subarray(start, newline);
-      start = newline + 1;
-      if (this.bufferedBytes + piece.length > STREAM_FRAME_MAX_BYTES) {
-        this.close('frame_too_large');
-        return;
-      }
-      const line = this.bufferedBytes === 0 ? piece : Buffer.concat([...this.buffered, piece]);
-      this.buffered = [];
-      this.bufferedBytes = 0;
-      this.onLine(line.toString('utf8'));
-    }
-    if (this.closed || start >= chunk.length) return;
-    const rest = chunk.subarray(start);
-    if (this.bufferedBytes + rest.length > STREAM_FRAME_MAX_BYTES) {
-      this.close('frame_too_large');
-      return;
-    }
-    this.buffered.push(Buffer.from(rest));
-    this.bufferedBytes += rest.length;
-  }
-
-  private onLine(line: string): void {
-    if (line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.close('invalid_frame');
-      return;
-    }
-    if (!isObject(message) || typeof message.type !== 'string') {
+  protected onLine(line: Buffer): void {
+    const message = parseObjectLine(line);
+    if (message === 'blank') return;
+    if (message === 'invalid' || typeof message.type !== 'string') {
       this.close('invalid_frame');
       return;
     }
@@ -190,39 +109,17 @@ export class ClaudeStream {
       this.onControlResponse(message.response);
       return;
     }
-    this.enqueue(message);
+    this.queue.push(message);
   }
 
   private onControlResponse(response: unknown): void {
-    if (!isObject(response) || typeof response.request_id !== 'string') return;
-    const control = this.pending.get(response.request_id);
+    if (!isJsonObject(response) || typeof response.request_id !== 'string') return;
+    const control = this.pending.take(response.request_id);
     if (!control) return; // A late answer after a timeout.
-    this.pending.delete(response.request_id);
-    clearTimeout(control.timer);
     if (response.subtype === 'success') {
-      control.resolve(isObject(response.response) ? response.response : {});
+      control.resolve(isJsonObject(response.response) ? response.response : {});
     } else {
-      control.reject(new ControlRejectedError(control.subtype));
+      control.reject(new ControlRejectedError(control.label));
     }
-  }
-
-  private enqueue(message: JsonObject): void {
-    // The reference closes rather than drops: a lost event would leave a session lying about its state.
-    if (this.queue.length >= STREAM_EVENT_QUEUE_MAX) {
-      this.close('event_queue_overflow');
-      return;
-    }
-    this.queue.push(message);
-    if (this.draining) return;
-    this.draining = true;
-    while (!this.closed && this.queue.length > 0) {
-      const next = this.queue.shift()!;
-      try {
-        this.options.onMessage(next);
-      } catch {
-        // The consumer guards itself; a throw must not stop the stream.
-      }
-    }
-    this.draining = false;
   }
 }

@@ -108,7 +108,9 @@ describe('ClaudeTurns', () => {
       { type: 'turn_completed', turnId, status: 'completed' },
     ]);
   });
+});
 
+describe('ClaudeTurns', () => {
   it('reports an interrupted turn as interrupted, and an error result as failed', () => {
     const { turns, events } = setup();
     const first = turns.begin();
@@ -157,7 +159,9 @@ describe('ClaudeTurns', () => {
       { id: 'r2', response: { behavior: 'deny', message: 'The user declined this action.' } },
     ]);
   });
+});
 
+describe('ClaudeTurns', () => {
   it('denies unasked: other tools, transient sessions, no turn, sandbox escapes, and beyond 32 pending', () => {
     const transient = setup(false);
     transient.turns.begin();
@@ -186,7 +190,9 @@ describe('ClaudeTurns', () => {
     expect(events).toHaveLength(PENDING_APPROVALS_MAX);
     expect(answers.at(-1)).toMatchObject({ id: 'over', response: { behavior: 'deny' } });
   });
+});
 
+describe('ClaudeTurns', () => {
   it('turns AskUserQuestion into a card and answers by question text; no answer denies', () => {
     const { turns, events, answers } = setup();
     const turnId = turns.begin();

@@ -2,7 +2,6 @@
 // one `claude -p` process speaking stream-json both ways.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import {
   DriverError,
   type AgentDriver,
@@ -10,7 +9,15 @@ import {
   type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
-import { buildChildEnvironment, type LaunchSpec } from '../codex/codex-process.js';
+import {
+  buildChildEnvironment,
+  ChildProcessDriver,
+  type ChildDriverConfig,
+  type LaunchSpec,
+  NODE_AGENT_ENV_ALLOW_LIST,
+  throughNode,
+} from '../child-launch.js';
+import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CLAUDE_KIND, claudeInstallationId, discoverClaude, resolveClaudeFile } from './claude-discovery.js';
 import { ClaudeSession } from './claude-session.js';
 
@@ -22,27 +29,7 @@ export { ClaudeSession } from './claude-session.js';
  * Claude Code is given a key or a provider. Anything else must be allowed by the operator.
  */
 export const CLAUDE_ENV_ALLOW_LIST: readonly string[] = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TERM',
-  'TZ',
-  'TMPDIR',
-  'SSL_CERT_FILE',
-  'SSL_CERT_DIR',
-  'NODE_EXTRA_CA_CERTS',
-  'HTTPS_PROXY',
-  'HTTP_PROXY',
-  'NO_PROXY',
-  'https_proxy',
-  'http_proxy',
-  'no_proxy',
+  ...NODE_AGENT_ENV_ALLOW_LIST,
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
   'ANTHROPIC_BASE_URL',
@@ -86,57 +73,33 @@ const BASE_ARGS: readonly string[] = [
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface ClaudeDriverConfig {
+export interface ClaudeDriverConfig extends ChildDriverConfig {
   /** `TETHER_CLAUDE_PATH`: an explicit Claude Code binary or npm `cli.js`, looked at first. */
   claudePath?: string;
-  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Claude Code (tests, containers). */
-  allowRoot?: boolean;
   /** The edge's private Claude Code state (`CLAUDE_CONFIG_DIR`): sign-in, conversations. */
   stateDir: string;
-  /** The edge's own environment; launches inherit only the allow-listed names. */
-  environment: Readonly<Record<string, string | undefined>>;
   /** `TETHER_CLAUDE_ENV_ALLOW` (comma list): names added to CLAUDE_ENV_ALLOW_LIST. */
   envAllowList?: readonly string[];
-  /** Directories whose `node_modules/.bin` may hold a local install (default: the working directory). */
-  localDirs?: string[];
-  /** Node interpreter for the npm `cli.js` entry point (default: the node running the edge). */
-  nodePath?: string;
 }
 
-function unsupportedAccount(config: ClaudeDriverConfig): DriverError | undefined {
-  if (process.platform === 'win32')
-    return new DriverError('unsupported_user', 'Windows edges are not supported');
-  if (process.getuid?.() === 0 && config.allowRoot !== true) {
-    return new DriverError('unsupported_user', 'Claude Code is not launched for the root account');
-  }
-  return undefined;
-}
-
-class ClaudeDriver implements AgentDriver {
+class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
   readonly kind = CLAUDE_KIND;
 
-  constructor(private readonly config: ClaudeDriverConfig) {}
-
-  async discover(): Promise<DiscoveryResult> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    try {
-      return await discoverClaude({
-        ...(this.config.claudePath ? { explicitPath: this.config.claudePath } : {}),
-        env: this.config.environment,
-        localDirs: this.config.localDirs ?? [process.cwd()],
-        nodePrefix: path.dirname(path.dirname(process.execPath)),
-      });
-    } catch {
-      throw new DriverError('unavailable', 'Claude Code discovery failed');
-    }
+  constructor(config: ClaudeDriverConfig) {
+    super(config, {
+      rootRefusal: 'Claude Code is not launched for the root account',
+      discoveryFailed: 'Claude Code discovery failed',
+    });
   }
 
-  async open(options: OpenSessionOptions): Promise<AgentSession> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    if (!path.isAbsolute(options.cwd))
-      throw new DriverError('invalid_request', 'The session directory must be absolute');
+  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
+    return discoverClaude({
+      ...(this.config.claudePath ? { explicitPath: this.config.claudePath } : {}),
+      ...where,
+    });
+  }
+
+  protected async launch(options: OpenSessionOptions): Promise<AgentSession> {
     // The binding file is edge state, but a resumed id still becomes an argument: only a UUID passes.
     if (options.threadId !== undefined && !UUID.test(options.threadId)) {
       throw new DriverError('resume_unavailable', 'The saved conversation id is not one Claude Code issues');
@@ -176,11 +139,12 @@ class ClaudeDriver implements AgentDriver {
       ...(options.threadId ? ['--resume', sessionId] : ['--session-id', sessionId]),
     ];
     if (resolved.kind === 'native') return { command: resolved.path, args, cwd: options.cwd, env };
-    const nodePath = this.config.nodePath ?? process.execPath;
-    if (!path.isAbsolute(nodePath)) {
-      throw new DriverError('launch_failed', 'No absolute node interpreter for the Claude Code entry point');
-    }
-    return { command: nodePath, args: [resolved.path, ...args], cwd: options.cwd, env };
+    return throughNode(
+      this.config,
+      resolved.path,
+      { args, cwd: options.cwd, env },
+      'No absolute node interpreter for the Claude Code entry point',
+    );
   }
 }
 

@@ -66,7 +66,9 @@ describe('mapNotification', () => {
       },
     });
   });
+});
 
+describe('mapNotification', () => {
   it('never projects user or agent message items, nor reasoning text', () => {
     expect(
       mapNotification(

@@ -1,6 +1,7 @@
 // Codex app-server notifications and server requests → neutral AgentEvents. Pure functions: the
 // session decides what to do with the result (emit, answer, decline).
 import type { InputQuestion } from '#contracts';
+import { FILE_CHANGE_KINDS, ITEM_ACTIVITY_KINDS } from '../activity-kinds.js';
 import type { AgentEvent, NativeActivity } from '../agent-driver.js';
 import { checkQuestions, within, type CheckedQuestion } from '../input-questions.js';
 import {
@@ -12,17 +13,7 @@ import {
 } from '../prompt-limits.js';
 import type { JsonObject, RequestId } from './json-rpc.js';
 
-/** Item kinds the edge projects as activities [§3 activity projection]; others stay native. */
-const ACTIVITY_KINDS = new Set([
-  'commandExecution',
-  'fileChange',
-  'webSearch',
-  'mcpToolCall',
-  'dynamicToolCall',
-  'reasoning',
-  'contextCompaction',
-]);
-const CHANGE_KINDS = new Set(['add', 'delete', 'update']);
+const ACTIVITY_KINDS: ReadonlySet<string> = new Set(ITEM_ACTIVITY_KINDS);
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -54,7 +45,7 @@ function fileChanges(raw: unknown): NativeActivity['changes'] {
     if (!isObject(change) || !isObject(change.kind)) continue;
     const filePath = str(change.path);
     const kind = str(change.kind.type);
-    if (!filePath || !kind || !CHANGE_KINDS.has(kind)) continue;
+    if (!filePath || !kind || !FILE_CHANGE_KINDS.has(kind)) continue;
     const movePath = str(change.kind.move_path);
     changes.push({
       path: filePath,
@@ -148,11 +139,19 @@ export function mapNotification(method: string, params: JsonObject, threadId: st
   }
 }
 
-export type ApprovalCheck =
-  { ok: true; event: Extract<AgentEvent, { type: 'approval_request' }> } | { ok: false; reason: string };
+export type ApprovalCheck = { ok: true; event: ApprovalEvent } | { ok: false; reason: string };
 
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 const present = (value: unknown): boolean => value !== undefined && value !== null;
+
+type ApprovalEvent = Extract<AgentEvent, { type: 'approval_request' }>;
+
+/** An approval that passed every check, as the event the session shows. */
+const approved = (
+  turnId: string,
+  nativeId: RequestId,
+  fields: Omit<ApprovalEvent, 'type' | 'turnId' | 'nativeId'>,
+): ApprovalCheck => ({ ok: true, event: { type: 'approval_request', turnId, nativeId, ...fields } });
 
 /**
  * Checks an approval request; anything it cannot show faithfully is declined without asking
@@ -182,34 +181,18 @@ export function checkApproval(
       return { ok: false, reason: 'extra_permissions' };
     }
     const cwd = str(params.cwd);
-    return {
-      ok: true,
-      event: {
-        type: 'approval_request',
-        turnId,
-        nativeId: id,
-        kind: 'command',
-        ...(itemId ? { itemId } : {}),
-        command,
-        ...(cwd ? { cwd } : {}),
-        ...(reason ? { reason } : {}),
-      },
-    };
+    return approved(turnId, id, {
+      kind: 'command',
+      ...(itemId ? { itemId } : {}),
+      command,
+      ...(cwd ? { cwd } : {}),
+      ...(reason ? { reason } : {}),
+    });
   }
   if (method === 'item/fileChange/requestApproval') {
     if (present(params.grantRoot)) return { ok: false, reason: 'extra_permissions' };
     if (!itemId) return { ok: false, reason: 'item_missing' };
-    return {
-      ok: true,
-      event: {
-        type: 'approval_request',
-        turnId,
-        nativeId: id,
-        kind: 'file_change',
-        itemId,
-        ...(reason ? { reason } : {}),
-      },
-    };
+    return approved(turnId, id, { kind: 'file_change', itemId, ...(reason ? { reason } : {}) });
   }
   return { ok: false, reason: 'method_unsupported' };
 }

@@ -1,6 +1,7 @@
 // The app-server child: launched in its own process group so closing a session also ends every
-// command it started, with only allow-listed environment variables.
+// command it started. (The environment it gets is built in ../child-launch.ts.)
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { ACCOUNT_ENV_NAMES, type LaunchSpec, PROXY_ENV_NAMES } from '../child-launch.js';
 import { GRACEFUL_EXIT_MS, STDERR_TAIL_BYTES, TERMINATE_EXIT_MS } from './codex-limits.js';
 
 /**
@@ -8,18 +9,7 @@ import { GRACEFUL_EXIT_MS, STDERR_TAIL_BYTES, TERMINATE_EXIT_MS } from './codex-
  * anything else (a custom provider's `env_key`) must be allowed by the operator.
  */
 export const DEFAULT_ENV_ALLOW_LIST: readonly string[] = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'LANG',
-  'LANGUAGE',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TERM',
-  'TZ',
-  'TMPDIR',
+  ...ACCOUNT_ENV_NAMES,
   'CODEX_HOME',
   'XDG_CONFIG_HOME',
   'XDG_DATA_HOME',
@@ -27,40 +17,13 @@ export const DEFAULT_ENV_ALLOW_LIST: readonly string[] = [
   'XDG_RUNTIME_DIR',
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
-  'HTTPS_PROXY',
-  'HTTP_PROXY',
-  'NO_PROXY',
-  'https_proxy',
-  'http_proxy',
-  'no_proxy',
+  ...PROXY_ENV_NAMES,
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'OPENAI_ORG_ID',
   'OPENAI_PROJECT_ID',
   'CODEX_API_KEY',
 ];
-
-export function buildChildEnvironment(
-  source: Readonly<Record<string, string | undefined>>,
-  allowList: readonly string[],
-  codexHome: string | undefined,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of new Set(allowList)) {
-    const value = source[name];
-    if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
-  }
-  if (codexHome !== undefined) env.CODEX_HOME = codexHome;
-  return env;
-}
-
-export interface LaunchSpec {
-  /** The executable: the native binary, or a node interpreter for the npm `.js` entry point. */
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-}
 
 export type ExitInfo = { code: number | null; signal: NodeJS.Signals | null };
 

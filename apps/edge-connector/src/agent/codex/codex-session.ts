@@ -3,9 +3,9 @@ import { Logger } from '@nestjs/common';
 import type { AgentModel } from '#contracts';
 import {
   DriverError,
-  type AgentEvent,
   type AgentSession,
   type ApprovalResponse,
+  ALL_CAPABILITIES,
   type DriverCapabilities,
   type OpenSessionOptions,
   type SkillInfo,
@@ -14,7 +14,9 @@ import {
 import { checkApproval, checkInputRequest, mapNotification } from './codex-events.js';
 import { listModels, listSkills } from './codex-catalogs.js';
 import { CALL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS } from './codex-limits.js';
-import { CodexProcess, type LaunchSpec } from './codex-process.js';
+import type { LaunchSpec } from '../child-launch.js';
+import { ProcessDriverSession } from '../driver-session.js';
+import { CodexProcess } from './codex-process.js';
 import {
   driverError,
   isObject,
@@ -36,16 +38,9 @@ import { settled } from '../../common/settled.js';
 /** How the edge introduces itself; `name` becomes the `originator` header Codex sends upstream. */
 const CLIENT_INFO = { name: 'tether_edge', title: 'Tether Edge', version: '0.1.0' };
 
-const CAPABILITIES: DriverCapabilities = {
-  models: true,
-  skills: true,
-  permissions: true,
-  approvals: true,
-  // Every thread turns on Codex's `default_mode_request_user_input` feature (see codex-thread.ts).
-  input: true,
-  attachments: true,
-  resume: true,
-};
+// `input` too: every thread turns on Codex's `default_mode_request_user_input` feature (see
+// codex-thread.ts).
+const CAPABILITIES: DriverCapabilities = { ...ALL_CAPABILITIES };
 
 const APPROVAL_METHODS = new Set([
   'item/commandExecution/requestApproval',
@@ -68,42 +63,23 @@ export interface CodexSessionLaunch {
   options: OpenSessionOptions;
 }
 
-export class CodexSession implements AgentSession {
+export class CodexSession extends ProcessDriverSession implements AgentSession {
   readonly capabilities = CAPABILITIES;
-  private readonly logger = new Logger(CodexSession.name);
+  protected readonly logger = new Logger(CodexSession.name);
   private readonly pendingRequests = new Map<string, PendingServerRequest>();
   private rpc!: JsonRpcConnection;
-  private process!: CodexProcess;
   private thread = '';
-  private currentModel: string | undefined;
   private currentTitle: string | undefined;
-  private version: string | undefined;
-  private closing = false;
-  private ended = false;
-  /** Events that arrive before the thread is known are for nobody: drop them. */
-  private ready = false;
 
-  private constructor(private readonly options: OpenSessionOptions) {}
+  private constructor(protected readonly options: OpenSessionOptions) {
+    super();
+  }
 
   get threadId(): string {
     return this.thread;
   }
-  get model(): string | undefined {
-    return this.currentModel;
-  }
   get title(): string | undefined {
     return this.currentTitle;
-  }
-  get agentVersion(): string | undefined {
-    return this.version;
-  }
-  /** The app-server's process id (tests kill it to check supervision). */
-  get pid(): number | undefined {
-    return this.process.pid;
-  }
-  /** The tail of the app-server's stderr, for local debugging only. */
-  get diagnostics(): string {
-    return this.process.diagnostics;
   }
 
   /** Launches the app-server, runs the handshake and preflight, then starts or resumes the thread. */
@@ -236,20 +212,13 @@ export class CodexSession implements AgentSession {
     return listSkills(this.rpc, this.options.cwd);
   }
 
-  async close(): Promise<void> {
-    if (this.closing) {
-      await this.process.exited;
-      return;
-    }
-    this.closing = true;
+  protected closeTransport(): void {
     this.pendingRequests.clear();
-    const exit = this.process.stop();
     this.rpc.close('closed_by_client');
-    await exit;
   }
 
-  private assertOpen(): void {
-    if (this.closing || this.ended) throw new DriverError('session_closed', 'The agent session has ended');
+  protected describe(): string {
+    return `thread ${this.thread}`;
   }
 
   private takePending(nativeId: RequestId, accepts: (method: string) => boolean): PendingServerRequest {
@@ -261,14 +230,6 @@ export class CodexSession implements AgentSession {
     }
     this.pendingRequests.delete(key);
     return pending;
-  }
-
-  private emit(event: AgentEvent): void {
-    try {
-      this.options.onEvent(event);
-    } catch (error) {
-      this.logger.error(`Event consumer of thread ${this.thread} threw: ${(error as Error).name}`);
-    }
   }
 
   private onMessage(message: InboundMessage): void {

@@ -1,5 +1,4 @@
 // The Codex driver: discovers Codex installations and drives `codex app-server --listen stdio://`.
-import path from 'node:path';
 import {
   DriverError,
   type AgentDriver,
@@ -7,19 +6,25 @@ import {
   type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
+import {
+  buildChildEnvironment,
+  ChildProcessDriver,
+  type ChildDriverConfig,
+  type LaunchSpec,
+  throughNode,
+} from '../child-launch.js';
+import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CODEX_KIND, discoverCodex, installationId, resolveCodexFile } from './codex-discovery.js';
-import { buildChildEnvironment, DEFAULT_ENV_ALLOW_LIST, type LaunchSpec } from './codex-process.js';
+import { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 import { CodexSession } from './codex-session.js';
 
 export { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 export { installationId } from './codex-discovery.js';
 export { CodexSession } from './codex-session.js';
 
-export interface CodexDriverConfig {
+export interface CodexDriverConfig extends ChildDriverConfig {
   /** `TETHER_CODEX_PATH`: an explicit Codex binary or npm `codex.js`, looked at first. */
   codexPath?: string;
-  /** `TETHER_EDGE_ALLOW_ROOT`: let the root account launch Codex (tests, containers). Default false. */
-  allowRoot?: boolean;
   /** `TETHER_CODEX_HOME`: CODEX_HOME for every launch; else the inherited CODEX_HOME, else Codex's `~/.codex`. */
   codexHome?: string;
   /**
@@ -29,48 +34,27 @@ export interface CodexDriverConfig {
   environment: Readonly<Record<string, string | undefined>>;
   /** `TETHER_CODEX_ENV_ALLOW` (comma list): names added to DEFAULT_ENV_ALLOW_LIST, e.g. a custom provider's `env_key`. */
   envAllowList?: readonly string[];
-  /** Directories whose `node_modules/.bin` may hold a local Codex (default: the edge's working directory). */
-  localDirs?: string[];
-  /** Node interpreter for the npm `.js` entry point (default: the node running the edge). */
-  nodePath?: string;
 }
 
-function unsupportedAccount(config: CodexDriverConfig): DriverError | undefined {
-  if (process.platform === 'win32')
-    return new DriverError('unsupported_user', 'Windows edges are not supported');
-  if (process.getuid?.() === 0 && config.allowRoot !== true) {
-    return new DriverError('unsupported_user', 'Codex is not launched for the root account');
-  }
-  return undefined;
-}
-
-class CodexDriver implements AgentDriver {
+class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
   readonly kind = CODEX_KIND;
 
-  constructor(private readonly config: CodexDriverConfig) {}
-
-  async discover(): Promise<DiscoveryResult> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    try {
-      return await discoverCodex({
-        ...(this.config.codexPath ? { explicitPath: this.config.codexPath } : {}),
-        env: this.config.environment,
-        localDirs: this.config.localDirs ?? [process.cwd()],
-        nodePrefix: path.dirname(path.dirname(process.execPath)),
-      });
-    } catch {
-      throw new DriverError('unavailable', 'Codex discovery failed');
-    }
+  constructor(config: CodexDriverConfig) {
+    super(config, {
+      rootRefusal: 'Codex is not launched for the root account',
+      discoveryFailed: 'Codex discovery failed',
+    });
   }
 
-  async open(options: OpenSessionOptions): Promise<AgentSession> {
-    const refused = unsupportedAccount(this.config);
-    if (refused) throw refused;
-    if (!path.isAbsolute(options.cwd))
-      throw new DriverError('invalid_request', 'The session directory must be absolute');
-    const spec = await this.launchSpec(options);
-    return CodexSession.open({ spec, options });
+  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
+    return discoverCodex({
+      ...(this.config.codexPath ? { explicitPath: this.config.codexPath } : {}),
+      ...where,
+    });
+  }
+
+  protected async launch(options: OpenSessionOptions): Promise<AgentSession> {
+    return CodexSession.open({ spec: await this.launchSpec(options), options });
   }
 
   private async launchSpec(options: OpenSessionOptions): Promise<LaunchSpec> {
@@ -87,12 +71,13 @@ class CodexDriver implements AgentDriver {
       codexHome,
     );
     const args = ['app-server', '--listen', 'stdio://'];
-    const nodePath = this.config.nodePath ?? process.execPath;
-    if (resolved.endsWith('.js') && !path.isAbsolute(nodePath)) {
-      throw new DriverError('launch_failed', 'No absolute node interpreter for the Codex entry point');
-    }
     return resolved.endsWith('.js')
-      ? { command: nodePath, args: [resolved, ...args], cwd: options.cwd, env }
+      ? throughNode(
+          this.config,
+          resolved,
+          { args, cwd: options.cwd, env },
+          'No absolute node interpreter for the Codex entry point',
+        )
       : { command: resolved, args, cwd: options.cwd, env };
   }
 }

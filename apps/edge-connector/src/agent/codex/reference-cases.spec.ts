@@ -199,7 +199,9 @@ describe('Codex adapter cases of the reference', () => {
       expect(f.events.some((e) => e.type === 'approval_request')).toBe(false);
     });
   });
+});
 
+describe('Codex adapter cases of the reference', () => {
   describe('TestInputAnswerPreservesNativeRequestID', () => {
     it.each([['a string id', 'input-req-1'] as const, ['a numeric id', 77] as const])(
       'answers under %s, with one answer list per question',
@@ -255,7 +257,9 @@ describe('Codex adapter cases of the reference', () => {
       expect(f.session.threadId).toBe('thread-1');
     });
   });
+});
 
+describe('Codex adapter cases of the reference', () => {
   describe('TestPreviewOverrides_OnlyRestrictsIntegrations', () => {
     it('forwards only switches that turn integrations off, never model, provider, keys or commands', async () => {
       const local = {
@@ -326,7 +330,9 @@ describe('Codex adapter cases of the reference', () => {
       expect(() => process.kill(pid, 0)).toThrow();
     });
   });
+});
 
+describe('Codex adapter cases of the reference', () => {
   describe('resume_test: the installation id includes the kind', () => {
     it('hashes the kind with both paths, so another kind at the same path gets another id', () => {
       const id = (kind: string) =>

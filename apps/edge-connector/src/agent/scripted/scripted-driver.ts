@@ -9,6 +9,7 @@ import {
   type AgentSession,
   type ApprovalResponse,
   type DiscoveryResult,
+  ALL_CAPABILITIES,
   type DriverCapabilities,
   type OpenSessionOptions,
   type SkillInfo,
@@ -30,15 +31,7 @@ export const SCRIPTED_INSTALLATION: Installation = {
   source: 'builtin',
 };
 
-const CAPABILITIES: DriverCapabilities = {
-  models: true,
-  skills: true,
-  permissions: true,
-  approvals: true,
-  input: true,
-  attachments: true,
-  resume: true,
-};
+const CAPABILITIES: DriverCapabilities = { ...ALL_CAPABILITIES };
 
 /**
  * The shape of the thread ids this driver issues. It keeps no state between runs, so on resume it
