@@ -151,8 +151,8 @@ export class SessionUpdatesService implements SessionChangeSink {
       if (this.entries.size === 0) this.wakeIdle();
       return;
     }
-    if (acked) this.wakeAckWaiters(sessionId);
     if (acked) {
+      this.wakeAckWaiters(sessionId);
       void this.send(sessionId, entry);
       return;
     }
