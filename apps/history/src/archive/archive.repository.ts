@@ -131,6 +131,15 @@ export class ArchiveRepository {
     });
   }
 
+  /** The JetStream sequence of the last journal message history applied for the session (0: none). */
+  async appliedStreamSequence(key: StoredSessionKey): Promise<bigint> {
+    const state = await this.db.journalState.findFirst({
+      where: key,
+      select: { lastStreamSequence: true },
+    });
+    return state?.lastStreamSequence ?? 0n;
+  }
+
   /** True while the access is the owner's, on this edge, and the session is not a tombstone. */
   async isReadable(key: StoredSessionKey): Promise<boolean> {
     const rows = await this.db.$queryRaw<{ ok: number }[]>`

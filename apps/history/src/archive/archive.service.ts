@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   Limits,
@@ -26,6 +27,11 @@ import {
   type StoredPage,
 } from '../common/stored-session.js';
 import { ArchiveRepository, type StoredSessionRow } from './archive.repository.js';
+
+/** How long a transcript waits for the journal consumer to reach the router's view of the journal. */
+const APPLIED_WAIT_MS = 2_000;
+const APPLIED_FIRST_PAUSE_MS = 10;
+const APPLIED_MAX_PAUSE_MS = 200;
 
 /** `history_before` absent: the newest archived round (windows are far below this). */
 const NEWEST_WINDOW = 2_147_483_647;
@@ -109,6 +115,7 @@ export class ArchiveService {
 
   async transcript(request: HistoryTranscriptRequest): Promise<HistoryTranscriptReply> {
     const key = this.keyOf(request);
+    if (request.stream_sequence !== undefined) await this.applied(key, request.stream_sequence);
     const before = request.before ?? NEWEST_WINDOW;
     const found = await this.archive.findPageBefore(key, Math.min(before, NEWEST_WINDOW));
     if (!found) return {};
@@ -116,6 +123,26 @@ export class ArchiveService {
     // The session may have been deleted, or the access revoked, while the page was read.
     if (!(await this.archive.isReadable(key))) return {};
     return { page: transcriptPage({ ...page, window: found.window }) };
+  }
+
+  /**
+   * Waits, bounded, until the journal consumer applied the session's row at `streamSequence`: a
+   * finished round's page is written with the next round's first row, which the client may have
+   * seen live before history applied it. Past the bound the answer is what history holds (a
+   * lagging history must not turn paging into an error).
+   */
+  private async applied(key: StoredSessionKey, streamSequence: number): Promise<void> {
+    const target = BigInt(streamSequence);
+    const deadline = Date.now() + APPLIED_WAIT_MS;
+    for (let pause = APPLIED_FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, APPLIED_MAX_PAUSE_MS)) {
+      if ((await this.archive.appliedStreamSequence(key)) >= target) return;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.logger.warn(`Transcript of ${key.sessionId} answered before history applied its journal.`);
+        return;
+      }
+      await setTimeout(Math.min(pause, left));
+    }
   }
 
   private viewOf(key: StoredSessionKey, row: StoredSessionRow | null): HistorySnapshotReply {

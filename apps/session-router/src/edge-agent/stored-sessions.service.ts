@@ -7,9 +7,10 @@ import {
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type HistorySessionScope,
+  type HistoryTranscriptRequest,
   type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, JournalCipher } from '#messaging';
+import { NATS_CONNECTION, JournalCipher, RpcRemoteError } from '#messaging';
 import {
   EdgeRpcClient,
   notDelivered,
@@ -210,14 +211,29 @@ export class StoredSessionsService {
     if (before !== undefined && (!Number.isSafeInteger(before) || before < 0))
       return result('invalid_request');
     try {
-      const { page } = await this.history.call('historyTranscript', {
-        ...scope,
-        ...(before !== undefined ? { before } : {}),
-      });
+      const page = await this.transcriptPage({ ...scope, ...(before !== undefined ? { before } : {}) });
       return page ?? result('not_found');
     } catch (error) {
       this.log.warn(`Transcript of session ${scope.session_id} unavailable: ${(error as Error).message}`);
       return result('unavailable');
+    }
+  }
+
+  /**
+   * History applies the journal behind the router, so it is asked to answer once it holds what
+   * the journal held now: a round whose page is still in flight is then not skipped.
+   */
+  private async transcriptPage(request: HistoryTranscriptRequest): Promise<EdgeAgentResult | undefined> {
+    const streamSequence = await this.journal.journaledStreamSequence(request.session_id);
+    if (streamSequence === 0) return (await this.history.call('historyTranscript', request)).page;
+    try {
+      return (await this.history.call('historyTranscript', { ...request, stream_sequence: streamSequence }))
+        .page;
+    } catch (error) {
+      // History of the previous release decodes the request strictly and refuses the field
+      // (rolling upgrade): ask it as before. Drop this with that release.
+      if (!(error instanceof RpcRemoteError) || error.code !== 'invalid_request') throw error;
+      return (await this.history.call('historyTranscript', request)).page;
     }
   }
 

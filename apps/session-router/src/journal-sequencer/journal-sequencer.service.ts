@@ -145,6 +145,16 @@ export class JournalSequencerService {
     return (await this.stream.last(sessionId))?.entry?.revision ?? 0;
   }
 
+  /**
+   * The JetStream sequence of the session's last journal message (0: none), read without a lock:
+   * a reader that waits for history to apply it sees everything journaled before it asked.
+   */
+  async journaledStreamSequence(sessionId: string): Promise<number> {
+    const { head } = await this.repository.state(sessionId);
+    if (head) return head.streamSequence;
+    return (await this.stream.last(sessionId))?.streamSequence ?? 0;
+  }
+
   private store(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
     return this.appendLock.holding(

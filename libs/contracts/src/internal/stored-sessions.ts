@@ -74,6 +74,12 @@ export interface HistoryDeleteReply {
 /** router → history: the archived round with the greatest window below `before` (none: latest). */
 export interface HistoryTranscriptRequest extends HistorySessionScope {
   before?: number;
+  /**
+   * The JetStream sequence of the session's last journal row when the router asked: history
+   * answers once it has applied that row (bounded wait), so a round the client already saw
+   * finished is never skipped because its page is still in flight.
+   */
+  stream_sequence?: number;
 }
 export interface HistoryTranscriptReply {
   page?: EdgeAgentResult;

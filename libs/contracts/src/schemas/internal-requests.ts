@@ -174,7 +174,11 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
   historyArchiveWindow: z.strictObject({ ...sessionScopeShape, snapshot: edgeAgentResultSchema }),
   historyRename: z.strictObject({ ...sessionScopeShape, title: titleOverrideSchema }),
   historyDelete: sessionScopeSchema,
-  historyTranscript: z.strictObject({ ...sessionScopeShape, before: countSchema.optional() }),
+  historyTranscript: z.strictObject({
+    ...sessionScopeShape,
+    before: countSchema.optional(),
+    stream_sequence: countSchema.optional(),
+  }),
   historyJournalPage: journalPageSchema,
   historyOpenSubmissions: z.strictObject({
     dispatch_state: z.enum(['pending', 'unknown']),
