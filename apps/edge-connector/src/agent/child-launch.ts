@@ -9,7 +9,7 @@ import {
   DriverError,
   type OpenSessionOptions,
 } from './agent-driver.js';
-import type { DiscoveryEnvironment } from './install-discovery.js';
+import type { DiscoveryEnvironment, DiscoveryInput } from './install-discovery.js';
 
 /** The account basics every child may inherit. */
 export const ACCOUNT_ENV_NAMES: readonly string[] = [
@@ -132,39 +132,44 @@ export function throughNode(
 }
 
 /** What a child-process driver says when it refuses an account or its discovery fails. */
-export interface ChildDriverTexts {
-  rootRefusal: string;
-  discoveryFailed: string;
+/** How a child-process driver finds its agent: the name its messages use and its discovery. */
+export interface ChildAgent {
+  /** The agent as messages name it (`Codex`, `Claude Code`). */
+  name: string;
+  /** An explicit installation the operator configured, looked at first. */
+  explicitPath: string | undefined;
+  discover: (input: DiscoveryInput) => Promise<DiscoveryResult>;
 }
 
 /**
  * A driver whose sessions are child processes: discovery and opening run for a supported account
- * only, and a session opens in an absolute directory; the subclass finds and launches.
+ * only, and a session opens in an absolute directory; the subclass launches.
  */
 export abstract class ChildProcessDriver<C extends ChildDriverConfig> implements AgentDriver {
   abstract readonly kind: string;
+  private readonly rootRefusal: string;
 
   constructor(
     protected readonly config: C,
-    private readonly texts: ChildDriverTexts,
-  ) {}
+    private readonly agent: ChildAgent,
+  ) {
+    this.rootRefusal = `${agent.name} is not launched for the root account`;
+  }
 
   discover(): Promise<DiscoveryResult> {
+    const { explicitPath } = this.agent;
     return runDiscovery(
       this.config,
-      this.texts.rootRefusal,
-      (where) => this.find(where),
-      this.texts.discoveryFailed,
+      this.rootRefusal,
+      (where) => this.agent.discover({ ...(explicitPath ? { explicitPath } : {}), ...where }),
+      `${this.agent.name} discovery failed`,
     );
   }
 
   async open(options: OpenSessionOptions): Promise<AgentSession> {
-    checkOpen(this.config, this.texts.rootRefusal, options.cwd);
+    checkOpen(this.config, this.rootRefusal, options.cwd);
     return this.launch(options);
   }
-
-  /** The installations in the places `where` names. */
-  protected abstract find(where: DiscoveryEnvironment): Promise<DiscoveryResult>;
 
   /** Starts the session's process (the preconditions hold). */
   protected abstract launch(options: OpenSessionOptions): Promise<AgentSession>;

@@ -17,6 +17,12 @@ export interface DiscoveryEnvironment {
   nodePrefix: string;
 }
 
+/** What a single-agent discovery (Codex, Claude Code) reads: the places, and an explicit file first. */
+export interface DiscoveryInput extends DiscoveryEnvironment {
+  /** An installation the operator configured (`TETHER_CODEX_PATH`, `TETHER_CLAUDE_PATH`). */
+  explicitPath?: string;
+}
+
 /** A directory to look in and the source an installation found there reports. */
 export type CandidateDir<S extends string> = [dir: string, source: S];
 

@@ -4,6 +4,7 @@
 // message shapes, close reasons and errors.
 
 import type { Readable, Writable } from 'node:stream';
+import { AgentCallError } from './agent-call.js';
 
 const NEWLINE = 0x0a;
 
@@ -124,9 +125,6 @@ export interface AwaitedReply {
 export class AwaitedReplies<K> {
   private readonly entries = new Map<K, AwaitedReply & { timer: NodeJS.Timeout }>();
 
-  /** `unavailable` makes the transport's error for a request that times out or is cut off. */
-  constructor(private readonly unavailable: (reason: 'closed' | 'timeout', label: string) => Error) {}
-
   get size(): number {
     return this.entries.size;
   }
@@ -136,13 +134,13 @@ export class AwaitedReplies<K> {
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.entries.delete(id);
-        reject(this.unavailable('timeout', label));
+        reject(new AgentCallError('timeout', label));
       }, timeoutMs);
       this.entries.set(id, { label, resolve, reject, timer });
       if (!send()) {
         clearTimeout(timer);
         this.entries.delete(id);
-        reject(this.unavailable('closed', label));
+        reject(new AgentCallError('closed', label));
       }
     });
   }
@@ -160,7 +158,7 @@ export class AwaitedReplies<K> {
   rejectAll(): void {
     for (const [id, entry] of this.entries) {
       clearTimeout(entry.timer);
-      entry.reject(this.unavailable('closed', entry.label));
+      entry.reject(new AgentCallError('closed', entry.label));
       this.entries.delete(id);
     }
   }
@@ -208,8 +206,6 @@ export interface JsonLinesChannelOptions<M, R extends string> {
   consume: (message: M) => void | Promise<void>;
   /** Called once when the channel stops for any reason. */
   onClose: (reason: R) => void;
-  /** The protocol's error for a request that times out or is cut off by the close. */
-  unavailable: (reason: 'closed' | 'timeout', label: string) => Error;
 }
 
 /**
@@ -224,7 +220,7 @@ export abstract class JsonLinesChannel<M, K, R extends string> {
 
   constructor(private readonly channel: JsonLinesChannelOptions<M, R | LineCloseReason>) {
     const stopped = (): boolean => this.closed;
-    this.pending = new AwaitedReplies<K>(channel.unavailable);
+    this.pending = new AwaitedReplies<K>();
     this.queue = new InboundQueue({
       max: channel.queueMax,
       consume: channel.consume,

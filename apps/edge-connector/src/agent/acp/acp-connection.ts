@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import * as acp from '@agentclientprotocol/sdk';
 import type { LaunchSpec } from '../child-launch.js';
 import { CodexProcess as AgentProcess } from '../codex/codex-process.js';
+import { AgentCallError } from '../agent-call.js';
 import { CALL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, RPC_PENDING_CALLS_MAX } from './acp-limits.js';
 import { boundedNdJsonStream, type StreamCloseReason } from './acp-stream.js';
 import { isObject, type JsonObject } from './acp-events.js';
@@ -23,18 +24,6 @@ const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
 };
 
 export type CloseReason = StreamCloseReason | 'process_exited' | 'closed_by_client';
-
-/** Why a call failed, without the agent's own text (it never leaves the driver). */
-export class AcpCallError extends Error {
-  constructor(
-    readonly reason: 'rejected' | 'closed' | 'timeout' | 'too_many_calls',
-    readonly method: string,
-    readonly code?: number,
-  ) {
-    super(`agent call ${method} failed: ${reason}`);
-    this.name = 'AcpCallError';
-  }
-}
 
 /** Where an attached session receives what the agent sends. */
 export interface ConnectionSink {
@@ -94,7 +83,7 @@ export class AcpConnection {
     }
     if (!isObject(self.initialize) || typeof self.initialize.protocolVersion !== 'number') {
       await self.kill();
-      throw new AcpCallError('rejected', acp.methods.agent.initialize);
+      throw new AgentCallError('rejected', acp.methods.agent.initialize);
     }
     return self;
   }
@@ -129,22 +118,22 @@ export class AcpConnection {
 
   /** One request to the agent, bounded in time and in how many are outstanding. */
   async call<T>(method: string, params: JsonObject, timeoutMs: number = CALL_TIMEOUT_MS): Promise<T> {
-    if (this.closed) throw new AcpCallError('closed', method);
-    if (this.inFlight >= RPC_PENDING_CALLS_MAX) throw new AcpCallError('too_many_calls', method);
+    if (this.closed) throw new AgentCallError('closed', method);
+    if (this.inFlight >= RPC_PENDING_CALLS_MAX) throw new AgentCallError('too_many_calls', method);
     this.inFlight += 1;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       if (Number.isFinite(timeoutMs)) {
-        timer = setTimeout(() => reject(new AcpCallError('timeout', method)), timeoutMs);
+        timer = setTimeout(() => reject(new AgentCallError('timeout', method)), timeoutMs);
       }
     });
     try {
       return await Promise.race([this.connection.agent.request<T>(method, params), timeout]);
     } catch (error) {
-      if (error instanceof AcpCallError) throw error;
-      if (this.closed) throw new AcpCallError('closed', method);
+      if (error instanceof AgentCallError) throw error;
+      if (this.closed) throw new AgentCallError('closed', method);
       const code = error instanceof acp.RequestError ? error.code : undefined;
-      throw new AcpCallError('rejected', method, code);
+      throw new AgentCallError('rejected', method, code);
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;
@@ -152,11 +141,11 @@ export class AcpConnection {
   }
 
   async notify(method: string, params: JsonObject): Promise<void> {
-    if (this.closed) throw new AcpCallError('closed', method);
+    if (this.closed) throw new AgentCallError('closed', method);
     try {
       await this.connection.agent.notify(method, params);
     } catch {
-      throw new AcpCallError('closed', method);
+      throw new AgentCallError('closed', method);
     }
   }
 

@@ -15,7 +15,7 @@ import {
 } from '../agent-driver.js';
 import { DriverSession } from '../driver-session.js';
 import { imageFormat } from '../../files/images.js';
-import { AcpCallError, type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
+import { type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
 import { AcpEventMapper, isObject, type JsonObject } from './acp-events.js';
 import {
   MODEL_ID_MAX_BYTES,
@@ -24,6 +24,7 @@ import {
   PERMISSION_PARAMS_MAX_BYTES,
 } from './acp-limits.js';
 import { settled } from '../../common/settled.js';
+import { AgentCallError, driverError } from '../agent-call.js';
 
 /**
  * After `session/cancel` the agent must end the prompt with `cancelled` (Gemini CLI: 7 ms to 1.4 s).
@@ -54,15 +55,6 @@ interface PendingPermission {
   allowOnce: string;
   rejectOnce?: string;
   resolve: (response: acp.RequestPermissionResponse) => void;
-}
-
-function driverError(error: unknown, fallback: DriverError['status'], what: string): DriverError {
-  if (error instanceof DriverError) return error;
-  if (error instanceof AcpCallError && error.reason === 'closed')
-    return new DriverError('session_closed', `The agent process ended during ${what}`);
-  if (error instanceof AcpCallError && error.reason === 'timeout')
-    return new DriverError('unavailable', `The agent did not answer ${what} in time`);
-  return new DriverError(fallback, `The agent failed ${what}`);
 }
 
 /** The models an agent offers in `session/new` (ACP's `models` state), bounded and cleaned. */
@@ -206,7 +198,8 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
       (result) => this.finishTurn(turnId, STOP_STATUS[String(result?.stopReason)] ?? 'failed'),
       (error: unknown) => {
         // A closed connection is reported by onClosed; anything else failed the turn alone.
-        if (!(error instanceof AcpCallError && error.reason === 'closed')) this.finishTurn(turnId, 'failed');
+        if (!(error instanceof AgentCallError && error.reason === 'closed'))
+          this.finishTurn(turnId, 'failed');
       },
     );
     return { turnId };

@@ -9,7 +9,7 @@ import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
   type CandidateDir,
-  type DiscoveryEnvironment,
+  type DiscoveryInput,
   finishDirs,
   fnmRoots,
   homeDir,
@@ -33,10 +33,6 @@ export const CLAUDE_KIND = 'claude';
 const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
 
 type Source = 'explicit' | 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
-
-export interface ClaudeDiscoveryInput extends DiscoveryEnvironment {
-  explicitPath?: string;
-}
 
 /** The reference's identity: the kind is part of it, so a Codex and a Claude path never collide. */
 export function claudeInstallationId(candidatePath: string, resolvedPath: string): string {
@@ -95,9 +91,7 @@ export async function resolveClaudeFile(
 }
 
 /** Every `claude` file to look at, in priority order, with the source each one reports. */
-async function candidates(
-  input: ClaudeDiscoveryInput,
-): Promise<{ files: [string, Source][]; truncated: boolean }> {
+async function candidates(input: DiscoveryInput): Promise<{ files: [string, Source][]; truncated: boolean }> {
   const { env } = input;
   const home = homeDir(env);
   const dirs: CandidateDir<Source>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
@@ -119,7 +113,7 @@ async function candidates(
   return { files, truncated };
 }
 
-export async function discoverClaude(input: ClaudeDiscoveryInput): Promise<DiscoveryResult> {
+export async function discoverClaude(input: DiscoveryInput): Promise<DiscoveryResult> {
   const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
   const found = await candidates(input);
   const files: [string, Source][] = input.explicitPath

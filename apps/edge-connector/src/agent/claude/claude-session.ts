@@ -15,15 +15,11 @@ import { ProcessDriverSession } from '../driver-session.js';
 import { CodexProcess } from '../codex/codex-process.js';
 import { ClaudeTurns } from './claude-turns.js';
 import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, MODEL_ID_MAX_BYTES, MODELS_MAX } from './claude-limits.js';
-import {
-  ClaudeStream,
-  ControlRejectedError,
-  ControlUnavailableError,
-  type StreamCloseReason,
-} from './claude-stream.js';
+import { ClaudeStream, type StreamCloseReason } from './claude-stream.js';
 import { isObject, str } from './claude-events.js';
 import { ModelCatalog } from '../model-catalog.js';
 import { settled } from '../../common/settled.js';
+import { driverError } from '../agent-call.js';
 
 /** Attachments, skills and `permissions` are not offered for Claude, as in the reference [§3]. */
 const CAPABILITIES: DriverCapabilities = {
@@ -35,19 +31,6 @@ const CAPABILITIES: DriverCapabilities = {
   attachments: false,
   resume: true,
 };
-
-/** Any failure of a control request, as a contract status; native text never leaves the driver. */
-function driverError(error: unknown, fallback: DriverError['status'], what: string): DriverError {
-  if (error instanceof DriverError) return error;
-  if (error instanceof ControlUnavailableError && error.reason === 'closed') {
-    return new DriverError('session_closed', `The agent process ended during ${what}`);
-  }
-  if (error instanceof ControlUnavailableError && error.reason === 'timeout') {
-    return new DriverError('unavailable', `The agent did not answer ${what} in time`);
-  }
-  if (error instanceof ControlRejectedError) return new DriverError(fallback, `The agent rejected ${what}`);
-  return new DriverError(fallback, `The agent failed ${what}`);
-}
 
 /**
  * Signed in when the CLI names a source for its key or token, or a provider other than

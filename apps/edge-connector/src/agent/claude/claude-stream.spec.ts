@@ -1,12 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { OUTGOING_CONTROLS_MAX, STREAM_FRAME_MAX_BYTES } from './claude-limits.js';
-import {
-  ClaudeStream,
-  ControlRejectedError,
-  ControlUnavailableError,
-  type JsonObject,
-  type StreamCloseReason,
-} from './claude-stream.js';
+import { ClaudeStream, type JsonObject, type StreamCloseReason } from './claude-stream.js';
+import { AgentCallError } from '../agent-call.js';
 
 function setup(onMessage: (message: JsonObject) => void = () => undefined) {
   const input = new PassThrough();
@@ -41,8 +36,9 @@ describe('ClaudeStream', () => {
     });
     await expect(ok).resolves.toEqual({ a: 1 });
     const error = await bad.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ControlRejectedError);
-    expect((error as Error).message).toBe('agent rejected request');
+    expect(error).toBeInstanceOf(AgentCallError);
+    expect(error).toMatchObject({ reason: 'rejected', call: 'set_model' });
+    expect((error as Error).message).toBe('agent call set_model failed: rejected');
   });
 
   it(`allows ${OUTGOING_CONTROLS_MAX} outgoing controls at once`, async () => {
@@ -51,9 +47,9 @@ describe('ClaudeStream', () => {
       stream.control({ subtype: 'interrupt' }, 1000),
     );
     const extra = await stream.control({ subtype: 'interrupt' }, 1000).catch((e: unknown) => e);
-    expect(extra).toMatchObject({ reason: 'too_many_controls' });
+    expect(extra).toMatchObject({ reason: 'too_many_calls' });
     stream.close('closed_by_client');
-    for (const call of calls) await expect(call).rejects.toBeInstanceOf(ControlUnavailableError);
+    for (const call of calls) await expect(call).rejects.toBeInstanceOf(AgentCallError);
   });
 
   it('closes on a frame over 2 MiB, even one split across chunks', async () => {

@@ -11,31 +11,13 @@ import {
   type LineCloseReason,
   parseObjectLine,
 } from '../stdio-lines.js';
+import { AgentCallError } from '../agent-call.js';
 import { OUTGOING_CONTROLS_MAX, STREAM_EVENT_QUEUE_MAX, STREAM_FRAME_MAX_BYTES } from './claude-limits.js';
 
 export type { JsonObject };
 
 /** Why the stream stopped; the session turns it into a `closed` event. */
 export type StreamCloseReason = LineCloseReason | 'foreign_session';
-
-/** A control request the CLI refused; its message stays inside the driver. */
-export class ControlRejectedError extends Error {
-  constructor(readonly subtype: string) {
-    super('agent rejected request');
-    this.name = 'ControlRejectedError';
-  }
-}
-
-/** The control request could not be made or answered (closed, timed out, too many in flight). */
-export class ControlUnavailableError extends Error {
-  constructor(
-    readonly reason: 'closed' | 'timeout' | 'too_many_controls',
-    readonly subtype: string,
-  ) {
-    super(`agent control ${subtype} failed: ${reason}`);
-    this.name = 'ControlUnavailableError';
-  }
-}
 
 export interface ClaudeStreamOptions {
   input: Readable;
@@ -58,16 +40,15 @@ export class ClaudeStream extends JsonLinesChannel<JsonObject, string, StreamClo
         options.onMessage(message);
       },
       onClose: (reason) => options.onClose(reason),
-      unavailable: (reason, subtype) => new ControlUnavailableError(reason, subtype),
     });
   }
 
   /** Sends a control request and resolves with the CLI's `response` object. */
   control(request: JsonObject & { subtype: string }, timeoutMs: number): Promise<JsonObject> {
     const { subtype } = request;
-    if (this.closed) return Promise.reject(new ControlUnavailableError('closed', subtype));
+    if (this.closed) return Promise.reject(new AgentCallError('closed', subtype));
     if (this.pending.size >= OUTGOING_CONTROLS_MAX) {
-      return Promise.reject(new ControlUnavailableError('too_many_controls', subtype));
+      return Promise.reject(new AgentCallError('too_many_calls', subtype));
     }
     const id = randomUUID();
     const send = (): boolean => this.write({ type: 'control_request', request_id: id, request });
@@ -119,7 +100,7 @@ export class ClaudeStream extends JsonLinesChannel<JsonObject, string, StreamClo
     if (response.subtype === 'success') {
       control.resolve(isJsonObject(response.response) ? response.response : {});
     } else {
-      control.reject(new ControlRejectedError(control.label));
+      control.reject(new AgentCallError('rejected', control.label));
     }
   }
 }

@@ -6,7 +6,6 @@ import {
   DriverError,
   type AgentDriver,
   type AgentSession,
-  type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
 import {
@@ -17,7 +16,6 @@ import {
   NODE_AGENT_ENV_ALLOW_LIST,
   throughNode,
 } from '../child-launch.js';
-import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CLAUDE_KIND, claudeInstallationId, discoverClaude, resolveClaudeFile } from './claude-discovery.js';
 import { ClaudeSession } from './claude-session.js';
 
@@ -86,17 +84,7 @@ class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
   readonly kind = CLAUDE_KIND;
 
   constructor(config: ClaudeDriverConfig) {
-    super(config, {
-      rootRefusal: 'Claude Code is not launched for the root account',
-      discoveryFailed: 'Claude Code discovery failed',
-    });
-  }
-
-  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
-    return discoverClaude({
-      ...(this.config.claudePath ? { explicitPath: this.config.claudePath } : {}),
-      ...where,
-    });
+    super(config, { name: 'Claude Code', explicitPath: config.claudePath, discover: discoverClaude });
   }
 
   protected async launch(options: OpenSessionOptions): Promise<AgentSession> {

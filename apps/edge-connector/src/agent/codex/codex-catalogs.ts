@@ -13,7 +13,8 @@ import {
   SKILL_PATH_MAX_BYTES,
   SKILLS_MAX,
 } from './codex-limits.js';
-import { driverError, isObject, str } from './codex-thread.js';
+import { driverError } from '../agent-call.js';
+import { isObject, str } from './codex-thread.js';
 import type { JsonRpcConnection } from './json-rpc.js';
 import { ModelCatalog } from '../model-catalog.js';
 

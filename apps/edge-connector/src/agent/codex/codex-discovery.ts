@@ -5,7 +5,7 @@ import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
   type CandidateDir,
-  type DiscoveryEnvironment,
+  type DiscoveryInput,
   finishDirs,
   fnmRoots,
   homeDir,
@@ -29,10 +29,6 @@ export const CODEX_KIND = 'codex';
 const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
 
 export type InstallationSource = 'explicit' | 'path' | 'npm' | 'standard' | 'app' | 'volta' | 'nvm' | 'fnm';
-
-export interface DiscoveryInput extends DiscoveryEnvironment {
-  explicitPath?: string;
-}
 
 /** Names the resolved file may have; anything else (volta-shim, asdf wrappers) is a wrapper. */
 const CODEX_FILE_NAMES = new Set(['codex', 'codex.js']);

@@ -18,7 +18,6 @@ import type { LaunchSpec } from '../child-launch.js';
 import { ProcessDriverSession } from '../driver-session.js';
 import { CodexProcess } from './codex-process.js';
 import {
-  driverError,
   isObject,
   preflight,
   startThread,
@@ -34,6 +33,7 @@ import {
   type RequestId,
 } from './json-rpc.js';
 import { settled } from '../../common/settled.js';
+import { driverError } from '../agent-call.js';
 
 /** How the edge introduces itself; `name` becomes the `originator` header Codex sends upstream. */
 const CLIENT_INFO = { name: 'tether_edge', title: 'Tether Edge', version: '0.1.0' };

@@ -3,12 +3,8 @@
 import type { OpenSessionOptions } from '../agent-driver.js';
 import { DriverError } from '../agent-driver.js';
 import { CALL_TIMEOUT_MS, CONFIG_OVERRIDES_MAX, MCP_STATUS_LIMIT } from './codex-limits.js';
-import {
-  RpcRejectedError,
-  RpcUnavailableError,
-  type JsonObject,
-  type JsonRpcConnection,
-} from './json-rpc.js';
+import { type JsonObject, type JsonRpcConnection } from './json-rpc.js';
+import { driverError } from '../agent-call.js';
 
 /** Stored in the rollout so threads started by Tether can be told apart. */
 const SERVICE_NAME = 'tether';
@@ -25,19 +21,6 @@ const OVERRIDE_NAME = /^[^.\s\p{Cc}"'[\]]{1,128}$/u;
 export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 export const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** Any failure of a call, as a contract status; the native error text never leaves the driver. */
-export function driverError(error: unknown, fallback: DriverError['status'], what: string): DriverError {
-  if (error instanceof DriverError) return error;
-  if (error instanceof RpcUnavailableError && error.reason === 'closed') {
-    return new DriverError('session_closed', `The agent process ended during ${what}`);
-  }
-  if (error instanceof RpcUnavailableError && error.reason === 'timeout') {
-    return new DriverError('unavailable', `The agent did not answer ${what} in time`);
-  }
-  if (error instanceof RpcRejectedError) return new DriverError(fallback, `The agent rejected ${what}`);
-  return new DriverError(fallback, `The agent failed ${what}`);
-}
 
 export interface ThreadInfo {
   id: string;

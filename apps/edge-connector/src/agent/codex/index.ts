@@ -3,7 +3,6 @@ import {
   DriverError,
   type AgentDriver,
   type AgentSession,
-  type DiscoveryResult,
   type OpenSessionOptions,
 } from '../agent-driver.js';
 import {
@@ -13,7 +12,6 @@ import {
   type LaunchSpec,
   throughNode,
 } from '../child-launch.js';
-import type { DiscoveryEnvironment } from '../install-discovery.js';
 import { CODEX_KIND, discoverCodex, installationId, resolveCodexFile } from './codex-discovery.js';
 import { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
 import { CodexSession } from './codex-session.js';
@@ -40,17 +38,7 @@ class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
   readonly kind = CODEX_KIND;
 
   constructor(config: CodexDriverConfig) {
-    super(config, {
-      rootRefusal: 'Codex is not launched for the root account',
-      discoveryFailed: 'Codex discovery failed',
-    });
-  }
-
-  protected find(where: DiscoveryEnvironment): Promise<DiscoveryResult> {
-    return discoverCodex({
-      ...(this.config.codexPath ? { explicitPath: this.config.codexPath } : {}),
-      ...where,
-    });
+    super(config, { name: 'Codex', explicitPath: config.codexPath, discover: discoverCodex });
   }
 
   protected async launch(options: OpenSessionOptions): Promise<AgentSession> {

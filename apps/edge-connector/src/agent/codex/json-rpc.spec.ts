@@ -1,12 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES, RPC_PENDING_CALLS_MAX } from './codex-limits.js';
-import {
-  JsonRpcConnection,
-  RpcRejectedError,
-  RpcUnavailableError,
-  type CloseReason,
-  type InboundMessage,
-} from './json-rpc.js';
+import { JsonRpcConnection, type CloseReason, type InboundMessage } from './json-rpc.js';
+import { AgentCallError } from '../agent-call.js';
 
 function setup(onMessage: (message: InboundMessage) => void | Promise<void> = () => undefined) {
   const input = new PassThrough();
@@ -33,8 +28,9 @@ describe('JsonRpcConnection', () => {
     feed({ id: sent[0]!.id, result: { v: 1 } });
     await expect(ok).resolves.toEqual({ v: 1 });
     const error = await bad.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RpcRejectedError);
-    expect((error as Error).message).toBe('agent rejected request');
+    expect(error).toBeInstanceOf(AgentCallError);
+    expect(error).toMatchObject({ reason: 'rejected', call: 'b', code: -32600 });
+    expect((error as Error).message).toBe('agent call b failed: rejected');
   });
 
   it('reassembles frames split across chunks', async () => {
@@ -69,7 +65,7 @@ describe('JsonRpcConnection', () => {
 
   it('times out a call that gets no answer', async () => {
     const { rpc } = setup();
-    await expect(rpc.call('slow', {}, 10)).rejects.toBeInstanceOf(RpcUnavailableError);
+    await expect(rpc.call('slow', {}, 10)).rejects.toBeInstanceOf(AgentCallError);
     expect(rpc.pendingCalls).toBe(0);
   });
 

@@ -8,6 +8,7 @@ import {
   type LineCloseReason,
   parseObjectLine,
 } from '../stdio-lines.js';
+import { AgentCallError } from '../agent-call.js';
 import { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES, RPC_PENDING_CALLS_MAX } from './codex-limits.js';
 
 export type RequestId = string | number;
@@ -19,28 +20,6 @@ export type InboundMessage =
 
 /** Why the connection stopped; the session turns it into a `closed` event. */
 export type CloseReason = LineCloseReason;
-
-/** A JSON-RPC `error` answer. The native message stays inside: callers only see a generic text. */
-export class RpcRejectedError extends Error {
-  constructor(
-    readonly method: string,
-    readonly code: number | undefined,
-  ) {
-    super('agent rejected request');
-    this.name = 'RpcRejectedError';
-  }
-}
-
-/** The call could not be made or answered (closed, timed out, too many in flight). */
-export class RpcUnavailableError extends Error {
-  constructor(
-    readonly reason: 'closed' | 'timeout' | 'too_many_calls',
-    readonly method: string,
-  ) {
-    super(`agent call ${method} failed: ${reason}`);
-    this.name = 'RpcUnavailableError';
-  }
-}
 
 export interface JsonRpcConnectionOptions {
   input: Readable;
@@ -65,7 +44,6 @@ export class JsonRpcConnection extends JsonLinesChannel<InboundMessage, number, 
       queueMax: RPC_EVENT_QUEUE_MAX,
       consume: (message) => options.onMessage(message),
       onClose: (reason) => options.onClose(reason),
-      unavailable: (reason, method) => new RpcUnavailableError(reason, method),
     });
   }
 
@@ -74,9 +52,9 @@ export class JsonRpcConnection extends JsonLinesChannel<InboundMessage, number, 
   }
 
   call<T>(method: string, params: JsonObject, timeoutMs: number): Promise<T> {
-    if (this.closed) return Promise.reject(new RpcUnavailableError('closed', method));
+    if (this.closed) return Promise.reject(new AgentCallError('closed', method));
     if (this.pending.size >= RPC_PENDING_CALLS_MAX) {
-      return Promise.reject(new RpcUnavailableError('too_many_calls', method));
+      return Promise.reject(new AgentCallError('too_many_calls', method));
     }
     const id = this.nextId++;
     return this.pending.open(id, method, timeoutMs, () => this.write({ id, method, params })) as Promise<T>;
@@ -119,7 +97,7 @@ export class JsonRpcConnection extends JsonLinesChannel<InboundMessage, number, 
         isJsonObject(message.error) && typeof message.error.code === 'number'
           ? message.error.code
           : undefined;
-      call.reject(new RpcRejectedError(call.label, code));
+      call.reject(new AgentCallError('rejected', call.label, code));
     } else {
       call.resolve(message.result);
     }
