@@ -134,6 +134,8 @@ export function throughNode(
 /** What a child-process driver says when it refuses an account or its discovery fails. */
 /** How a child-process driver finds its agent: the name its messages use and its discovery. */
 export interface ChildAgent {
+  /** The installation kind the driver answers for (`codex`, `claude`). */
+  kind: string;
   /** The agent as messages name it (`Codex`, `Claude Code`). */
   name: string;
   /** An explicit installation the operator configured, looked at first. */
@@ -146,13 +148,14 @@ export interface ChildAgent {
  * only, and a session opens in an absolute directory; the subclass launches.
  */
 export abstract class ChildProcessDriver<C extends ChildDriverConfig> implements AgentDriver {
-  abstract readonly kind: string;
+  readonly kind: string;
   private readonly rootRefusal: string;
 
   constructor(
     protected readonly config: C,
     private readonly agent: ChildAgent,
   ) {
+    this.kind = agent.kind;
     this.rootRefusal = `${agent.name} is not launched for the root account`;
   }
 

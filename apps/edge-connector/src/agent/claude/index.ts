@@ -81,10 +81,13 @@ export interface ClaudeDriverConfig extends ChildDriverConfig {
 }
 
 class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
-  readonly kind = CLAUDE_KIND;
-
   constructor(config: ClaudeDriverConfig) {
-    super(config, { name: 'Claude Code', explicitPath: config.claudePath, discover: discoverClaude });
+    super(config, {
+      kind: CLAUDE_KIND,
+      name: 'Claude Code',
+      explicitPath: config.claudePath,
+      discover: discoverClaude,
+    });
   }
 
   protected async launch(options: OpenSessionOptions): Promise<AgentSession> {

@@ -35,10 +35,13 @@ export interface CodexDriverConfig extends ChildDriverConfig {
 }
 
 class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
-  readonly kind = CODEX_KIND;
-
   constructor(config: CodexDriverConfig) {
-    super(config, { name: 'Codex', explicitPath: config.codexPath, discover: discoverCodex });
+    super(config, {
+      kind: CODEX_KIND,
+      name: 'Codex',
+      explicitPath: config.codexPath,
+      discover: discoverCodex,
+    });
   }
 
   protected async launch(options: OpenSessionOptions): Promise<AgentSession> {
