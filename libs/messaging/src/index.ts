@@ -18,6 +18,8 @@ export {
   ensureSessionsStream,
   ensureStream,
   ensureDurableConsumer,
+  consumeDurable,
+  redeliveryDelay,
   sessionsStreamSpec,
   withJetStreamRetry,
   consumeTraced,

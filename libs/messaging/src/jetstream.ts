@@ -3,8 +3,10 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  jetstream,
   jetstreamManager,
   RetentionPolicy,
+  type ConsumerMessages,
   type ConsumerUpdateConfig,
   type JetStreamManager,
   type JsMsg,
@@ -142,6 +144,28 @@ export async function ensureDurableConsumer(
     },
     { what: `consumer ${durable}` },
   );
+}
+
+/**
+ * Creates or updates the durable consumer, then pulls from it, never holding more messages than
+ * JetStream lets it leave unacknowledged.
+ */
+export async function consumeDurable(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  settings: Partial<ConsumerUpdateConfig> & { max_ack_pending: number },
+): Promise<ConsumerMessages> {
+  await ensureDurableConsumer(jsm, stream, durable, settings);
+  const consumer = await jetstream(nc).consumers.get(stream, durable);
+  return consumer.consume({ max_messages: settings.max_ack_pending });
+}
+
+/** How long a failed message waits before its redelivery: doubling per delivery, capped. */
+export function redeliveryDelay(deliveryCount: number, baseMs: number, maxMs: number): number {
+  const exponent = Math.min(Math.max(deliveryCount - 1, 0), 16);
+  return Math.min(baseMs * 2 ** exponent, maxMs);
 }
 
 /** The session journal's stream as the code needs it, with the operator's settings. */

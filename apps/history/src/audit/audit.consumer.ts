@@ -5,13 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { auditRecordSchema, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
-  ensureDurableConsumer,
+  consumeDurable,
+  redeliveryDelay,
   ensureAuditStream,
   MalformedPayloadError,
   NATS_CONNECTION,
@@ -78,12 +79,10 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const jsm = await ensureAuditStream(this.nc, this.subjects, this.config.jetstream.audit);
     const stream = this.subjects.auditStream;
     const durable = this.subjects.historyAuditConsumer;
-    await ensureDurableConsumer(jsm, stream, durable, {
+    this.messages = await consumeDurable(this.nc, jsm, stream, durable, {
       ack_wait: AUDIT_ACK_WAIT_NS,
       max_ack_pending: AUDIT_MAX_ACK_PENDING,
     });
-    const consumer = await jetstream(this.nc).consumers.get(stream, durable);
-    this.messages = await consumer.consume({ max_messages: AUDIT_MAX_ACK_PENDING });
     this.loop = this.run(this.messages);
     this.logger.log(`Consuming audit records of stream ${stream} as ${durable}.`);
   }
@@ -137,7 +136,7 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
           `Audit record ${id} not stored (attempt ${attempt}), retrying: ${(error as Error).name}.`,
         );
       }
-      msg.nak(Math.min(AUDIT_NAK_DELAY_MS * 2 ** Math.min(attempt - 1, 16), AUDIT_NAK_MAX_DELAY_MS));
+      msg.nak(redeliveryDelay(attempt, AUDIT_NAK_DELAY_MS, AUDIT_NAK_MAX_DELAY_MS));
     }
   }
 }

@@ -6,7 +6,6 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import {
-  jetstream,
   JetStreamApiCodes,
   JetStreamApiError,
   type ConsumerMessages,
@@ -27,7 +26,8 @@ import {
   consumeBatchTraced,
   consumeTraced,
   decodeJson,
-  ensureDurableConsumer,
+  consumeDurable,
+  redeliveryDelay,
   ensureSessionsStream,
   JournalCipher,
   MalformedPayloadError,
@@ -107,11 +107,6 @@ function valid<T>(parsed: { success: true; data: T } | { success: false; error: 
   );
 }
 
-function nakDelay(deliveryCount: number): number {
-  const exponent = Math.min(Math.max(deliveryCount - 1, 0), 16);
-  return Math.min(NAK_BASE_DELAY_MS * 2 ** exponent, NAK_MAX_DELAY_MS);
-}
-
 /**
  * The durable pull consumer that writes the session journal into Postgres. Every replica pulls
  * from the same durable consumer, so each message goes to one of them; persistence is
@@ -168,9 +163,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       max_ack_pending: this.config.journalMaxAckPending,
       ack_wait: JOURNAL_ACK_WAIT_NS,
     };
-    await ensureDurableConsumer(jsm, stream, durable, settings);
-    const consumer = await jetstream(this.nc).consumers.get(stream, durable);
-    this.messages = await consumer.consume({ max_messages: this.config.journalMaxAckPending });
+    this.messages = await consumeDurable(this.nc, jsm, stream, durable, settings);
     this.loop = this.run(this.messages);
     this.logger.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
@@ -378,7 +371,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       msg.term();
       return;
     }
-    const delay = nakDelay(msg.info.deliveryCount);
+    const delay = redeliveryDelay(msg.info.deliveryCount, NAK_BASE_DELAY_MS, NAK_MAX_DELAY_MS);
     if (error instanceof JournalOutOfOrderError) {
       this.logger.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
       msg.nak(delay);
