@@ -24,11 +24,18 @@ class FakeNats {
       );
     });
   }
-  async answer(ok: boolean): Promise<void> {
+  /** Answers the oldest request waiting (or, `newest`, the last one sent). */
+  async answer(ok: boolean, newest = false): Promise<void> {
     for (let i = 0; i < 200 && this.replies.length === 0; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 5));
-    this.replies.shift()?.(ok);
+    (newest ? this.replies.pop() : this.replies.shift())?.(ok);
     await new Promise((resolve) => setImmediate(resolve));
+  }
+  /** Waits (bounded) until `count` requests were sent. */
+  async sentCount(count: number): Promise<number> {
+    for (let i = 0; i < 400 && this.sent.length < count; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    return this.sent.length;
   }
 }
 
@@ -105,5 +112,18 @@ describe('SessionUpdatesService.journaled', () => {
     await expect(service.journaled(id, 8, 50)).resolves.toBe(false);
     service.stop();
     await expect(refused).resolves.toBe(false);
+  });
+
+  it('asks again beside an update stuck in flight (a dead router replica) and counts that ack', async () => {
+    const { nats, service } = setup();
+    service.changed(id, () => change(9));
+    expect(nats.sent).toHaveLength(1);
+    // The first request is never answered; the wait sends the newest state once more.
+    const waiting = service.journaled(id, 9, 5_000);
+    await expect(nats.sentCount(2)).resolves.toBe(2);
+    expect(nats.sent.map((update) => update.revision)).toEqual([9, 9]);
+    await nats.answer(true, true);
+    await expect(waiting).resolves.toBe(true);
+    service.stop();
   });
 });

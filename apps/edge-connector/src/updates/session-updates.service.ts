@@ -16,6 +16,8 @@ export const SESSION_UPDATE_TIMEOUT_MS = 5_000;
 /** Retry backoff: doubles from the first delay up to the cap, so a router outage costs little. */
 export const SESSION_UPDATE_RETRY_FIRST_MS = 200;
 export const SESSION_UPDATE_RETRY_MAX_MS = 10_000;
+/** How long a send waits for an update in flight before asking the router again (`journaled`). */
+export const HEDGE_AFTER_MS = 250;
 /** Sessions whose last journaled revision is remembered; the oldest is forgotten beyond it. */
 export const JOURNALED_REVISIONS_MAX = 10_000;
 
@@ -61,16 +63,50 @@ export class SessionUpdatesService implements SessionChangeSink {
 
   /**
    * Whether the router has journaled `revision` (or newer) of the session: known from its acks,
-   * or awaited while an update is in flight, for at most `timeoutMs`.
+   * or awaited while an update is in flight, for at most `timeoutMs`. An update not acked within
+   * HEDGE_AFTER_MS is asked again at once (the one in flight may sit on a router replica that
+   * died, until its timeout): the router acks a repeated revision as a duplicate.
    */
   async journaled(sessionId: string, revision: number, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
+    if (await this.ackedBy(sessionId, revision, Date.now() + Math.min(HEDGE_AFTER_MS, timeoutMs)))
+      return true;
+    this.hedge(sessionId);
+    return this.ackedBy(sessionId, revision, deadline);
+  }
+
+  private async ackedBy(sessionId: string, revision: number, deadline: number): Promise<boolean> {
     while ((this.acked.get(sessionId) ?? 0) < revision) {
       const left = deadline - Date.now();
       if (this.stopped || !this.entries.has(sessionId) || left <= 0) return false;
       await this.nextAck(sessionId, left);
     }
     return true;
+  }
+
+  /**
+   * Sends the session's newest state now: a retry waiting out its backoff goes at once; beside
+   * an update in flight, one more request goes out (the queue group routes it to a live
+   * replica), whose ack counts like any other. The entry's own loop is left as it is.
+   */
+  private hedge(sessionId: string): void {
+    const entry = this.entries.get(sessionId);
+    if (!entry || this.stopped) return;
+    if (entry.timer) {
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
+      void this.send(sessionId, entry);
+      return;
+    }
+    const change = entry.build();
+    void this.request(change, entry.trace).then(
+      (acked) => {
+        if (!acked || this.stopped) return;
+        this.noteAck(sessionId, change.revision);
+        this.wakeAckWaiters(sessionId);
+      },
+      () => undefined,
+    );
   }
 
   private nextAck(sessionId: string, timeoutMs: number): Promise<void> {
@@ -114,21 +150,7 @@ export class SessionUpdatesService implements SessionChangeSink {
     const change = entry.build();
     let acked = false;
     try {
-      const ack = await context.with(entry.trace, () =>
-        requestService(
-          this.nc,
-          this.subjects,
-          'routerSessionUpdate',
-          {
-            ...change,
-            snapshot: toWire(change.snapshot),
-            edge_id: this.config.edgeId,
-            edge_token: this.config.edgeToken,
-          },
-          { timeoutMs: SESSION_UPDATE_TIMEOUT_MS },
-        ),
-      );
-      acked = ack.ok === true;
+      acked = await this.request(change, entry.trace);
     } catch (error) {
       // The error names the subject and a code only; never the snapshot.
       this.log.warn(
@@ -164,6 +186,25 @@ export class SessionUpdatesService implements SessionChangeSink {
       entry.timer = undefined;
       if (!this.stopped) void this.send(sessionId, entry);
     }, delay);
+  }
+
+  /** One update request; true when the router acked it (the journal holds that revision). */
+  private async request(change: SessionChange, trace: Context): Promise<boolean> {
+    const ack = await context.with(trace, () =>
+      requestService(
+        this.nc,
+        this.subjects,
+        'routerSessionUpdate',
+        {
+          ...change,
+          snapshot: toWire(change.snapshot),
+          edge_id: this.config.edgeId,
+          edge_token: this.config.edgeToken,
+        },
+        { timeoutMs: SESSION_UPDATE_TIMEOUT_MS },
+      ),
+    );
+    return ack.ok === true;
   }
 
   private wakeIdle(): void {
