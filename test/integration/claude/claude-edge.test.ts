@@ -22,6 +22,7 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
+import { expectApprovedThenDeclined } from '../edge/approval-scenario.js';
 
 jest.setTimeout(120_000);
 
@@ -134,56 +135,33 @@ describe('edge connector driving the real Claude Code CLI', () => {
       { kind: 'shell', command: `touch ${declined}` },
       { kind: 'text', text: 'did not make it' },
     );
-    const { session_id: id } = await start();
-
-    await send(id!, 'make approved.txt');
-    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
-    const approval = asking.approvals![0]!;
-    expect(approval).toMatchObject({
-      kind: 'command',
-      command: `touch ${approved}`,
-      directory: current.project,
-      reason: 'Create approved.txt',
-    });
-    expect(approval.id).toMatch(/^[0-9a-f]{32}$/);
-    const accepted = await rpc({
-      action: 'approve',
-      ...on(id!),
-      approval_id: approval.id,
-      decision: 'accept',
-    });
-    expect(accepted.status).toBe('ok');
-    expect(accepted.approvals ?? []).toEqual([]);
-    // Single use: the same approval cannot be answered twice.
-    expect(
-      (await rpc({ action: 'approve', ...on(id!), approval_id: approval.id, decision: 'accept' })).status,
-    ).toBe('invalid_request');
-    const first = await untilIdle(id!);
-    expect(lastAssistant(first)).toBe('made it');
-    expect(existsSync(approved)).toBe(true);
-    expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
-      status: 'completed',
-      command: `touch ${approved}`,
-      exit_code: 0,
-    });
-
-    await send(id!, 'make declined.txt');
-    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
-    const refused = await rpc({
-      action: 'approve',
-      ...on(id!),
-      approval_id: again.approvals![0]!.id,
-      decision: 'decline',
-    });
-    expect(refused.status).toBe('ok');
-    const second = await untilIdle(id!);
-    expect(lastAssistant(second)).toBe('did not make it');
-    expect(existsSync(declined)).toBe(false);
-    expect(second.activities?.filter((a) => a.kind === 'commandExecution').at(-1)?.status).toBe('declined');
+    await expectApprovedThenDeclined(
+      bus,
+      { start, send, watch, untilIdle },
+      {
+        prompts: ['make approved.txt', 'make declined.txt'],
+        replies: ['made it', 'did not make it'],
+        expectAsked: (approval) =>
+          expect(approval).toMatchObject({
+            kind: 'command',
+            command: `touch ${approved}`,
+            directory: current.project,
+            reason: 'Create approved.txt',
+          }),
+        expectRan: (first) => {
+          expect(existsSync(approved)).toBe(true);
+          expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
+            status: 'completed',
+            command: `touch ${approved}`,
+            exit_code: 0,
+          });
+        },
+        declinedFile: declined,
+      },
+    );
     // The model was told: its last request carried the refusal as an error result.
     expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: true });
   });
-
   it('asks the user through AskUserQuestion and forwards the answer', async () => {
     current.provider.script(
       {

@@ -27,6 +27,7 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
+import { expectApprovedThenDeclined } from '../edge/approval-scenario.js';
 
 jest.setTimeout(60_000);
 
@@ -150,49 +151,31 @@ describe('edge connector driving the real Codex CLI', () => {
       { kind: 'shell', command: `echo declined > ${declined}`, escalate: true },
       { kind: 'text', text: 'did not write it' },
     );
-    const { session_id: id } = await start();
-
-    await send(id!, 'write approved.txt');
-    const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'an approval');
-    const approval = asking.approvals![0]!;
-    expect(approval).toMatchObject({ kind: 'command', directory: current.project, reason: 'Write it?' });
-    expect(approval.command).toContain('echo approved');
-    expect(approval.id).toMatch(/^[0-9a-f]{32}$/);
-    const accepted = await rpc({
-      action: 'approve',
-      ...on(id!),
-      approval_id: approval.id,
-      decision: 'accept',
-    });
-    expect(accepted.status).toBe('ok');
-    expect(accepted.approvals ?? []).toEqual([]);
-    // Single use: the same approval cannot be answered twice.
-    expect(
-      (await rpc({ action: 'approve', ...on(id!), approval_id: approval.id, decision: 'accept' })).status,
-    ).toBe('invalid_request');
-    const first = await untilIdle(id!);
-    expect(lastAssistant(first)).toBe('wrote it');
-    expect(await readFile(approved, 'utf8')).toBe('approved\n');
-    expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
-      status: 'completed',
-      exit_code: 0,
-    });
-
-    await send(id!, 'write declined.txt');
-    const again = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a second approval');
-    const refused = await rpc({
-      action: 'approve',
-      ...on(id!),
-      approval_id: again.approvals![0]!.id,
-      decision: 'decline',
-    });
-    expect(refused.status).toBe('ok');
-    const second = await untilIdle(id!);
-    expect(lastAssistant(second)).toBe('did not write it');
-    expect(existsSync(declined)).toBe(false);
-    expect(second.activities?.filter((a) => a.kind === 'commandExecution').at(-1)?.status).toBe('declined');
+    await expectApprovedThenDeclined(
+      bus,
+      { start, send, watch, untilIdle },
+      {
+        prompts: ['write approved.txt', 'write declined.txt'],
+        replies: ['wrote it', 'did not write it'],
+        expectAsked: (approval) => {
+          expect(approval).toMatchObject({
+            kind: 'command',
+            directory: current.project,
+            reason: 'Write it?',
+          });
+          expect(approval.command).toContain('echo approved');
+        },
+        expectRan: async (first) => {
+          expect(await readFile(approved, 'utf8')).toBe('approved\n');
+          expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
+            status: 'completed',
+            exit_code: 0,
+          });
+        },
+        declinedFile: declined,
+      },
+    );
   });
-
   it('shows a file change with its diff for approval, then applies it', async () => {
     const target = path.join(current.project, 'patched.txt');
     current.provider.script(

@@ -1,0 +1,63 @@
+// The approve-then-decline scenario every CLI edge suite runs against its real agent: what
+// differs per agent (the command, how the approval reads, how its effect shows) is passed in.
+import { existsSync } from 'node:fs';
+import { expect } from '@jest/globals';
+import type { Approval, EdgeAgentResult } from '#contracts';
+import { lastAssistant, type AgentEdgeBus, type AgentSteps } from './edge-bus.js';
+
+export interface ApprovalScenario {
+  /** The two prompts: the first makes a command the user approves, the second one they decline. */
+  prompts: readonly [string, string];
+  /** The agent's reply after each turn. */
+  replies: readonly [string, string];
+  /** How the first approval reads for this agent. */
+  expectAsked(approval: Approval): void;
+  /** That the approved command ran, as this agent reports it. */
+  expectRan(done: EdgeAgentResult): Promise<void> | void;
+  /** The file the declined command would have made. */
+  declinedFile: string;
+}
+
+/**
+ * A command runs once it is approved (an approval is single use) and not when it is declined;
+ * the declined command's activity says so.
+ */
+export async function expectApprovedThenDeclined(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'start' | 'send' | 'watch' | 'untilIdle'>,
+  scenario: ApprovalScenario,
+): Promise<void> {
+  const { send, watch, untilIdle } = steps;
+  const id = (await steps.start()).session_id!;
+  const waitingApproval = (what: string) =>
+    watch(id, (snapshot) => (snapshot.approvals ?? []).length > 0, what);
+
+  await send(id, scenario.prompts[0]);
+  const approval = (await waitingApproval('an approval')).approvals![0]!;
+  scenario.expectAsked(approval);
+  expect(approval.id).toMatch(/^[0-9a-f]{32}$/);
+  const accept = { action: 'approve', ...bus.on(id), approval_id: approval.id, decision: 'accept' } as const;
+  const accepted = await bus.rpc(accept);
+  expect(accepted.status).toBe('ok');
+  expect(accepted.approvals ?? []).toEqual([]);
+  // Single use: the same approval cannot be answered twice.
+  expect((await bus.rpc(accept)).status).toBe('invalid_request');
+  const first = await untilIdle(id);
+  expect(lastAssistant(first)).toBe(scenario.replies[0]);
+  await scenario.expectRan(first);
+
+  await send(id, scenario.prompts[1]);
+  const again = (await waitingApproval('a second approval')).approvals![0]!;
+  const refused = await bus.rpc({
+    action: 'approve',
+    ...bus.on(id),
+    approval_id: again.id,
+    decision: 'decline',
+  });
+  expect(refused.status).toBe('ok');
+  const second = await untilIdle(id);
+  expect(lastAssistant(second)).toBe(scenario.replies[1]);
+  expect(existsSync(scenario.declinedFile)).toBe(false);
+  const commands = second.activities?.filter((activity) => activity.kind === 'commandExecution');
+  expect(commands?.at(-1)?.status).toBe('declined');
+}
