@@ -1,6 +1,7 @@
 // The plumbing the scripted model servers share (fake-provider, fake-anthropic, fake-gemini):
-// listening on loopback, waiting for a number of requests, and stopping with every connection.
-import type { Server } from 'node:http';
+// listening on loopback, waiting for a number of requests, stopping with every connection, the
+// JSON and SSE helpers, and the prompt commands a person types to drive the demo stack by hand.
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (`port` 0: any free one); resolves with the bound port. */
@@ -41,3 +42,36 @@ export async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
+
+export type Json = Record<string, unknown>;
+export const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One server-sent event whose data repeats its type (both model APIs stream this way). */
+export function sse(res: ServerResponse, type: string, payload: Json): void {
+  res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
+}
+
+/** `run: CMD`, `escalate: CMD`, `patch: PATH TEXT` or `ask: QUESTION`, as typed in a prompt. */
+export interface PromptCommand {
+  verb: 'run' | 'escalate' | 'patch' | 'ask';
+  rest: string;
+}
+
+export function promptCommand(text: string): PromptCommand | undefined {
+  const command = /^(run|escalate|patch|ask):\s*([\s\S]+)$/.exec(text.trim());
+  if (!command) return undefined;
+  return { verb: command[1] as PromptCommand['verb'], rest: command[2]! };
+}
+
+/** A `patch:` command's file and content (the default content when none was typed). */
+export function patchOf(rest: string): { file: string; content: string } {
+  const [file, ...words] = rest.split(/\s+/);
+  return { file: file ?? 'file.txt', content: words.join(' ') || 'created by the fake provider' };
+}
+
+/** The answers an `ask:` command offers. */
+export const YES_NO = [
+  { label: 'Yes', description: 'Agree' },
+  { label: 'No', description: 'Disagree' },
+];

@@ -2,7 +2,17 @@
 // CLI offline. Claude Code POSTs `{base_url}/v1/messages`; each streaming POST takes the next
 // scripted step. The request log keeps shapes and counts only, never prompt or output text.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
+import {
+  closeServer,
+  isObject,
+  listenLocal,
+  patchOf,
+  promptCommand,
+  sse,
+  waitForCount,
+  YES_NO,
+  type Json,
+} from '../fake-server.js';
 
 /** The key the CLI must be given; any value works, the fake only checks one is sent. */
 export const FAKE_ANTHROPIC_KEY = 'fake-anthropic-key';
@@ -59,14 +69,6 @@ export interface FakeAnthropic {
   stop(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function sse(res: ServerResponse, type: string, payload: Json): void {
-  res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-}
-
 const contentOf = (message: Json): Json[] =>
   Array.isArray(message.content) ? message.content.filter(isObject) : [];
 
@@ -87,36 +89,20 @@ export function promptStep(body: Json): FakeClaudeStep | undefined {
   if (!last) return undefined;
   for (const part of contentOf(last)) {
     if (part.type !== 'text' || typeof part.text !== 'string') continue;
-    const command = /^(run|escalate|patch|ask):\s*([\s\S]+)$/.exec(part.text.trim());
+    const command = promptCommand(part.text);
     if (!command) continue;
-    const [, verb, rest] = command as unknown as [string, string, string];
+    const { verb, rest } = command;
     switch (verb) {
       case 'run':
         return { kind: 'shell', command: rest };
       case 'escalate':
         return { kind: 'shell', command: rest, description: 'Run this command?' };
       case 'patch': {
-        const [file, ...words] = rest.split(/\s+/);
-        return {
-          kind: 'patch',
-          path: file ?? 'file.txt',
-          content: words.join(' ') || 'created by the fake provider',
-        };
+        const { file, content } = patchOf(rest);
+        return { kind: 'patch', path: file, content };
       }
-      default:
-        return {
-          kind: 'question',
-          questions: [
-            {
-              question: rest,
-              header: 'Question',
-              options: [
-                { label: 'Yes', description: 'Agree' },
-                { label: 'No', description: 'Disagree' },
-              ],
-            },
-          ],
-        };
+      case 'ask':
+        return { kind: 'question', questions: [{ question: rest, header: 'Question', options: YES_NO }] };
     }
   }
   return undefined;

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
+import { closeServer, isObject, listenLocal, waitForCount, type Json } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
 export const FAKE_GEMINI_KEY = 'fake-gemini-key';
@@ -48,10 +48,6 @@ export interface FakeGemini {
   waitForRequests(count: number, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function lastParts(body: Json): Json[] {
   const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];

@@ -4,7 +4,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { closeServer, listenLocal, waitForCount } from '../fake-server.js';
+import {
+  closeServer,
+  isObject,
+  listenLocal,
+  patchOf,
+  promptCommand,
+  sse,
+  waitForCount,
+  YES_NO,
+  type Json,
+} from '../fake-server.js';
 
 export const FAKE_MODEL = 'fake-model';
 export const FAKE_PROVIDER_ID = 'fake';
@@ -66,14 +76,6 @@ export interface FakeProvider {
   stop(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function sse(res: ServerResponse, type: string, payload: Json): void {
-  res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-}
-
 /**
  * With nothing scripted, the last prompt may name a step, so a person can drive the demo stack by
  * hand: `run: CMD`, `escalate: CMD` (needs an approval), `patch: PATH TEXT` (adds a file), `ask:
@@ -89,36 +91,26 @@ export function promptStep(body: Json): FakeStep | undefined {
     .map((part) => (typeof part.text === 'string' ? part.text : ''))
     .join('')
     .trim();
-  const command = /^(run|escalate|patch|ask):\s*([\s\S]+)$/.exec(text);
+  const command = promptCommand(text);
   if (!command) return undefined;
-  const [, verb, rest] = command as unknown as [string, string, string];
+  const { verb, rest } = command;
   switch (verb) {
     case 'run':
       return { kind: 'shell', command: rest };
     case 'escalate':
       return { kind: 'shell', command: rest, escalate: true, justification: 'Run this outside the sandbox?' };
     case 'patch': {
-      const [file, ...words] = rest.split(/\s+/);
-      const lines = (words.join(' ') || 'created by the fake provider').split('\n');
+      const { file, content } = patchOf(rest);
+      const lines = content.split('\n');
       return {
         kind: 'patch',
         patch: `*** Begin Patch\n*** Add File: ${file}\n${lines.map((line) => `+${line}`).join('\n')}\n*** End Patch\n`,
       };
     }
-    default:
+    case 'ask':
       return {
         kind: 'question',
-        questions: [
-          {
-            id: 'answer',
-            header: 'Question',
-            question: rest,
-            options: [
-              { label: 'Yes', description: 'Agree' },
-              { label: 'No', description: 'Disagree' },
-            ],
-          },
-        ],
+        questions: [{ id: 'answer', header: 'Question', question: rest, options: YES_NO }],
       };
   }
 }
