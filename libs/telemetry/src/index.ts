@@ -20,7 +20,7 @@ export type { NatsOutcome, NatsCallKind, TurnTimingMs, GaugeRead } from './metri
 export { STANDARD_METRIC, recordMessagingSend, recordMessagingProcess } from './standard-metrics.js';
 export { LATENCY_BUCKETS_S } from './buckets.js';
 export { traceBackground } from './background.js';
-export { PeriodicTask } from './periodic-task.js';
+export { PeriodicTask, PeriodicWorker } from './periodic-task.js';
 export type { PeriodicTaskOptions } from './periodic-task.js';
 export { TurnTrace, TURN_ATTR } from './turn-trace.js';
 export {

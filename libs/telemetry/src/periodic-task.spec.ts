@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { PeriodicTask } from './periodic-task.js';
+import { PeriodicTask, PeriodicWorker, type PeriodicTaskOptions } from './periodic-task.js';
 
 const tick = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
@@ -59,5 +59,58 @@ describe('PeriodicTask', () => {
     expect(finished).toBe(1);
     await tick(500);
     expect(rounds).toBe(1);
+  });
+});
+
+/** A worker whose rounds and drain the test sees. */
+class CountingWorker extends PeriodicWorker {
+  rounds = 0;
+  drained = false;
+  constructor(private readonly options: PeriodicTaskOptions | undefined) {
+    super();
+  }
+  protected schedule(): PeriodicTaskOptions | undefined {
+    return this.options;
+  }
+  protected tick(): Promise<void> {
+    this.rounds += 1;
+    return Promise.resolve();
+  }
+  protected override async drain(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    this.drained = true;
+  }
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+}
+
+describe('PeriodicWorker', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('starts its rounds with the app and, on destroy, stops them and waits for its drain', async () => {
+    jest.useFakeTimers();
+    const worker = new CountingWorker({ name: 'test.worker', intervalMs: 100 });
+    worker.onApplicationBootstrap();
+    await tick(250);
+    expect(worker.rounds).toBe(2);
+    const destroyed = worker.onModuleDestroy();
+    await tick(20);
+    await destroyed;
+    expect(worker.isStopped).toBe(true);
+    expect(worker.drained).toBe(true);
+    await tick(500);
+    expect(worker.rounds).toBe(2);
+  });
+
+  it('runs nothing when its schedule is off', async () => {
+    jest.useFakeTimers();
+    const worker = new CountingWorker(undefined);
+    worker.onApplicationBootstrap();
+    await tick(1_000);
+    expect(worker.rounds).toBe(0);
+    const stopped = worker.stop();
+    await tick(20);
+    await stopped;
   });
 });

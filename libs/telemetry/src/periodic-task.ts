@@ -5,7 +5,7 @@
 // (traceBackground), and stop() waits for the round under way. What a round does with its own
 // failures (log once per streak, count them) stays the job's: a round that throws anyway is only
 // logged here, so a bug in it cannot end the timer or the process.
-import { Logger } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { traceBackground } from './background.js';
 
 export interface PeriodicTaskOptions {
@@ -56,5 +56,42 @@ export class PeriodicTask {
     }, delayMs);
     // A timer alone never keeps a process alive: shutdown is the app's to decide.
     this.timer.unref();
+  }
+}
+
+/**
+ * A service whose work is one PeriodicTask: the timer starts once the app is up and stops, the
+ * round under way finished, when the module is destroyed. A round reads `stopped` to end early.
+ */
+export abstract class PeriodicWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  protected stopped = false;
+  private task: PeriodicTask | undefined;
+
+  /** The timer's settings, or undefined to leave it off (an interval of 0 in the configuration). */
+  protected abstract schedule(): PeriodicTaskOptions | undefined;
+  /** One round; its own failures are its to log and count. */
+  protected abstract tick(): Promise<void>;
+
+  onApplicationBootstrap(): void {
+    const options = this.schedule();
+    if (!options) return;
+    this.task = new PeriodicTask(options, () => this.tick());
+    this.task.start();
+  }
+
+  /** No new round starts; resolves once the one under way, and what it left running, finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.stop();
+    await this.drain();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Work a round started and left running that a stop must wait for (none by default). */
+  protected drain(): Promise<void> {
+    return Promise.resolve();
   }
 }

@@ -10,56 +10,33 @@ export abstract class ApiError extends Error {
   }
 }
 
-export class UnauthorizedError extends ApiError {
-  readonly status = 401;
-  readonly publicMessage = 'unauthorized';
+/** The base of an error with a fixed status and public message; `detail` stays in the logs. */
+function fixed(status: number, publicMessage: string) {
+  return class extends ApiError {
+    readonly status = status;
+    readonly publicMessage = publicMessage;
+  };
 }
 
-export class ForbiddenError extends ApiError {
-  readonly status = 403;
-  readonly publicMessage = 'forbidden';
-}
-
+export class UnauthorizedError extends fixed(401, 'unauthorized') {}
+export class ForbiddenError extends fixed(403, 'forbidden') {}
 /** A body of POST /api/v1/edge-agents that is not one valid agent request. */
-export class InvalidAgentRequestError extends ApiError {
-  readonly status = 400;
-  readonly publicMessage = 'invalid agent request';
-}
-
+export class InvalidAgentRequestError extends fixed(400, 'invalid agent request') {}
 /** Any other malformed body. */
-export class InvalidRequestError extends ApiError {
-  readonly status = 400;
-  readonly publicMessage = 'invalid request';
-}
-
-export class InvalidPageError extends ApiError {
-  readonly status = 400;
-  readonly publicMessage = 'invalid page';
-}
-
-export class ConnectorNotFoundError extends ApiError {
-  readonly status = 404;
-  readonly publicMessage = 'connector not found';
-}
-
-export class AccessNotFoundError extends ApiError {
-  readonly status = 404;
-  readonly publicMessage = 'access not found';
-}
-
+export class InvalidRequestError extends fixed(400, 'invalid request') {}
+export class InvalidPageError extends fixed(400, 'invalid page') {}
+export class ConnectorNotFoundError extends fixed(404, 'connector not found') {}
+export class AccessNotFoundError extends fixed(404, 'access not found') {}
 /** The identity provider's key set cannot be fetched: no token can be checked right now. */
-export class AuthUnavailableError extends ApiError {
-  readonly status = 503;
-  readonly publicMessage = 'agent unavailable';
-}
+export class AuthUnavailableError extends fixed(503, 'agent unavailable') {}
+/** A console route with nothing behind it (console not built, development sign-in off). */
+export class NotFoundError extends fixed(404, 'not found') {}
 
-/** A per-user or per-edge limit refused the call; `Retry-After` says when to try again. */
 /** What a caller over one of its limits reads (the error filter and the early refusal both send it). */
 export const TOO_MANY_REQUESTS_MESSAGE = 'too many requests';
 
-export class TooManyRequestsError extends ApiError {
-  readonly status = 429;
-  readonly publicMessage = TOO_MANY_REQUESTS_MESSAGE;
+/** A per-user or per-edge limit refused the call; `Retry-After` says when to try again. */
+export class TooManyRequestsError extends fixed(429, TOO_MANY_REQUESTS_MESSAGE) {
   constructor(
     detail: string,
     /** Whole seconds, at least 1 (RFC 9110 `Retry-After` delay-seconds). */
@@ -67,10 +44,4 @@ export class TooManyRequestsError extends ApiError {
   ) {
     super(detail);
   }
-}
-
-/** A console route with nothing behind it (console not built, development sign-in off). */
-export class NotFoundError extends ApiError {
-  readonly status = 404;
-  readonly publicMessage = 'not found';
 }

@@ -1,11 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { PeriodicTask } from '#telemetry';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PeriodicWorker, type PeriodicTaskOptions } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { CompactionPolicy } from './compaction-policy.js';
@@ -29,29 +23,25 @@ export interface CompactionRun {
  * succeeds again), so a database outage does not flood the log.
  */
 @Injectable()
-export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy {
+export class JournalCompactor extends PeriodicWorker {
   private readonly logger = new Logger(JournalCompactor.name);
-  private task: PeriodicTask | undefined;
   private running: Promise<CompactionRun> | undefined;
   private failing = false;
-  private stopped = false;
 
   constructor(
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly compaction: JournalCompactionRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const { intervalMs } = this.config.journalCompaction;
-    if (intervalMs === 0) return;
-    this.task = new PeriodicTask({ name: 'history.journal-compaction', intervalMs }, () => this.tick());
-    this.task.start();
+  ) {
+    super();
   }
 
-  /** Stops the timer, then waits for a run in progress to finish its current session. */
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    await this.task?.stop();
+  protected schedule(): PeriodicTaskOptions | undefined {
+    const { intervalMs } = this.config.journalCompaction;
+    return intervalMs === 0 ? undefined : { name: 'history.journal-compaction', intervalMs };
+  }
+
+  /** A stop waits for a run in progress to finish its current session. */
+  protected override async drain(): Promise<void> {
     await this.running?.catch(() => undefined);
   }
 
@@ -69,7 +59,7 @@ export class JournalCompactor implements OnApplicationBootstrap, OnModuleDestroy
     return run;
   }
 
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     if (this.stopped || this.running) return;
     try {
       const run = await this.runOnce();

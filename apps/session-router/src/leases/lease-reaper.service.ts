@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EDGE_AGENT_RPC_VERSION, type EdgeAgentResult } from '#contracts';
-import { PeriodicTask } from '#telemetry';
+import { PeriodicWorker, type PeriodicTaskOptions } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import {
@@ -27,10 +21,8 @@ const RETRY_STATUSES = new Set<EdgeAgentResult['status']>(['unavailable', 'upgra
  * handled by exactly one replica, and a replica that dies mid-claim leaves it due again later.
  */
 @Injectable()
-export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
+export class LeaseReaper extends PeriodicWorker {
   private readonly log = new Logger(LeaseReaper.name);
-  private readonly task: PeriodicTask;
-  private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -38,28 +30,19 @@ export class LeaseReaper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly leases: LeasesRepository,
     private readonly edge: EdgeRpcClient,
   ) {
-    this.task = new PeriodicTask(
-      { name: 'router.lease-reaper', intervalMs: this.config.leaseReaperIntervalMs },
-      () => this.tick(),
-    );
+    super();
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
+  protected schedule(): PeriodicTaskOptions {
+    return { name: 'router.lease-reaper', intervalMs: this.config.leaseReaperIntervalMs };
   }
 
-  /** Stops claiming, then waits for the claims already taken. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.task.stop();
+  /** Waits for the claims a round already took. */
+  protected override async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.stop();
-  }
-
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     if (this.stopped) return;
     try {
       await this.leases.migrateLegacy(LEASE_REAPER_BATCH);

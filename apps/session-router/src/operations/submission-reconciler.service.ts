@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   EDGE_AGENT_RPC_VERSION,
   Limits,
@@ -14,7 +8,7 @@ import {
   type OpenSubmissionPosition,
   type Submission,
 } from '#contracts';
-import { PeriodicTask, recordSubmissionsSettled } from '#telemetry';
+import { PeriodicWorker, recordSubmissionsSettled, type PeriodicTaskOptions } from '#telemetry';
 import type { RouterConfig } from '../config.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
@@ -63,10 +57,8 @@ export interface RoundReport {
  * be harmless to the reducer, which never reopens a settled answer, but it is noise).
  */
 @Injectable()
-export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDestroy {
+export class SubmissionReconciler extends PeriodicWorker {
   private readonly log = new Logger(SubmissionReconciler.name);
-  private readonly task: PeriodicTask;
-  private stopped = false;
 
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
@@ -75,26 +67,18 @@ export class SubmissionReconciler implements OnApplicationBootstrap, OnModuleDes
     private readonly ledger: OperationLedgerRepository,
     private readonly journal: JournalSequencerService,
   ) {
-    this.task = new PeriodicTask(
-      {
-        name: 'router.submission-sweep',
-        intervalMs: this.config.submissionSweepIntervalMs,
-        firstDelayMs: FIRST_ROUND_DELAY_MS,
-      },
-      () => this.tick(),
-    );
+    super();
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
+  protected schedule(): PeriodicTaskOptions {
+    return {
+      name: 'router.submission-sweep',
+      intervalMs: this.config.submissionSweepIntervalMs,
+      firstDelayMs: FIRST_ROUND_DELAY_MS,
+    };
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    await this.task.stop();
-  }
-
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     try {
       if (!(await this.ledger.holdRound(this.config.submissionSweepIntervalMs))) return;
       const report = await this.round();
