@@ -86,7 +86,9 @@ class CountingWorker extends PeriodicWorker {
 }
 
 describe('PeriodicWorker', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('starts its rounds with the app and, on destroy, stops them and waits for its drain', async () => {
     jest.useFakeTimers();

@@ -22,7 +22,7 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
-import { expectApprovedThenDeclined } from '../edge/approval-scenario.js';
+import { expectApprovedThenDeclined, expectQuestionAnswered } from '../edge/prompt-scenarios.js';
 
 jest.setTimeout(120_000);
 
@@ -162,6 +162,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     // The model was told: its last request carried the refusal as an error result.
     expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: true });
   });
+
   it('asks the user through AskUserQuestion and forwards the answer', async () => {
     current.provider.script(
       {
@@ -176,43 +177,12 @@ describe('edge connector driving the real Claude Code CLI', () => {
       },
       { kind: 'text', text: 'Right it is.' },
     );
-    const { session_id: id } = await start();
-
-    await send(id!, 'ask me');
-    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
-    const input = asking.input_requests![0]!;
-    expect(input.questions).toEqual([
-      {
-        id: 'q1',
-        header: 'Pick',
-        question: 'Which one?',
-        options: LEFT_OR_RIGHT,
-      },
-    ]);
-    // An answer outside the options changes nothing.
-    expect(
-      (
-        await rpc({
-          action: 'answer',
-          ...on(id!),
-          input_id: input.id,
-          answers: [{ question_id: 'q1', answers: ['Middle'] }],
-        })
-      ).status,
-    ).toBe('invalid_request');
-    const answered = await rpc({
-      action: 'answer',
-      ...on(id!),
-      input_id: input.id,
-      answers: [{ question_id: 'q1', answers: ['Right'] }],
-    });
-    expect(answered.status).toBe('ok');
-    const done = await untilIdle(id!);
-    expect(lastAssistant(done)).toBe('Right it is.');
-    expect(done.activities?.find((a) => a.kind === 'userInput')).toMatchObject({
-      status: 'completed',
-      output: 'Which one? → Right',
-    });
+    await expectQuestionAnswered(
+      bus,
+      { start, send, watch, untilIdle },
+      { questionId: 'q1', exact: true, refusesOtherAnswers: true },
+    );
+    // The answer reached the model as a tool result, not an error.
     expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: false });
   });
 

@@ -27,7 +27,7 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
-import { expectApprovedThenDeclined } from '../edge/approval-scenario.js';
+import { expectApprovedThenDeclined, expectQuestionAnswered } from '../edge/prompt-scenarios.js';
 
 jest.setTimeout(60_000);
 
@@ -176,6 +176,7 @@ describe('edge connector driving the real Codex CLI', () => {
       },
     );
   });
+
   it('shows a file change with its diff for approval, then applies it', async () => {
     const target = path.join(current.project, 'patched.txt');
     current.provider.script(
@@ -220,32 +221,11 @@ describe('edge connector driving the real Codex CLI', () => {
       },
       { kind: 'text', text: 'Right it is.' },
     );
-    const { session_id: id } = await start();
-
-    await send(id!, 'ask me');
-    const asking = await watch(id!, (s) => (s.input_requests ?? []).length > 0, 'an input request');
-    const input = asking.input_requests![0]!;
-    expect(input.questions).toEqual([
-      expect.objectContaining({
-        id: 'choice',
-        header: 'Pick',
-        question: 'Which one?',
-        options: LEFT_OR_RIGHT,
-      }),
-    ]);
-    const answered = await rpc({
-      action: 'answer',
-      ...on(id!),
-      input_id: input.id,
-      answers: [{ question_id: 'choice', answers: ['Right'] }],
-    });
-    expect(answered.status).toBe('ok');
-    const done = await untilIdle(id!);
-    expect(lastAssistant(done)).toBe('Right it is.');
-    expect(done.activities?.find((a) => a.kind === 'userInput')).toMatchObject({
-      status: 'completed',
-      output: 'Which one? → Right',
-    });
+    await expectQuestionAnswered(
+      bus,
+      { start, send, watch, untilIdle },
+      { questionId: 'choice', exact: false, refusesOtherAnswers: false },
+    );
     expect(current.provider.requests.at(-1)?.afterTool).toBe(true);
   });
 

@@ -1,9 +1,10 @@
-// The approve-then-decline scenario every CLI edge suite runs against its real agent: what
-// differs per agent (the command, how the approval reads, how its effect shows) is passed in.
+// The prompt scenarios every CLI edge suite runs against its real agent (approve then decline,
+// answer a question): what differs per agent (the command, how an approval reads, how its effect
+// shows) is passed in.
 import { existsSync } from 'node:fs';
 import { expect } from '@jest/globals';
 import type { Approval, EdgeAgentResult } from '#contracts';
-import { lastAssistant, type AgentEdgeBus, type AgentSteps } from './edge-bus.js';
+import { lastAssistant, LEFT_OR_RIGHT, type AgentEdgeBus, type AgentSteps } from './edge-bus.js';
 
 export interface ApprovalScenario {
   /** The two prompts: the first makes a command the user approves, the second one they decline. */
@@ -60,4 +61,52 @@ export async function expectApprovedThenDeclined(
   expect(existsSync(scenario.declinedFile)).toBe(false);
   const commands = second.activities?.filter((activity) => activity.kind === 'commandExecution');
   expect(commands?.at(-1)?.status).toBe('declined');
+}
+
+/** The question both agents' scripted providers ask (`LEFT_OR_RIGHT` as its options). */
+export interface QuestionScenario {
+  /** The id the edge gives the question (the agent's own, or `q1`, … when it has none). */
+  questionId: string;
+  /** The question as the client sees it exactly (true), or with more fields besides (false). */
+  exact: boolean;
+  /** Also answer outside the options first, which must be refused and change nothing. */
+  refusesOtherAnswers: boolean;
+}
+
+/**
+ * The agent asks "Which one?" (header `Pick`, options Left/Right) and, answered `Right`, replies
+ * "Right it is."; the answer shows as a completed user-input activity.
+ */
+export async function expectQuestionAnswered(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'start' | 'send' | 'watch' | 'untilIdle'>,
+  scenario: QuestionScenario,
+): Promise<void> {
+  const id = (await steps.start()).session_id!;
+  await steps.send(id, 'ask me');
+  const asking = await steps.watch(id, (s) => (s.input_requests ?? []).length > 0, 'an input request');
+  const input = asking.input_requests![0]!;
+  const question = {
+    id: scenario.questionId,
+    header: 'Pick',
+    question: 'Which one?',
+    options: LEFT_OR_RIGHT,
+  };
+  expect(input.questions).toEqual([scenario.exact ? question : expect.objectContaining(question)]);
+  const answer = (choice: string) =>
+    bus.rpc({
+      action: 'answer',
+      ...bus.on(id),
+      input_id: input.id,
+      answers: [{ question_id: scenario.questionId, answers: [choice] }],
+    });
+  // An answer outside the options changes nothing.
+  if (scenario.refusesOtherAnswers) expect((await answer('Middle')).status).toBe('invalid_request');
+  expect((await answer('Right')).status).toBe('ok');
+  const done = await steps.untilIdle(id);
+  expect(lastAssistant(done)).toBe('Right it is.');
+  expect(done.activities?.find((activity) => activity.kind === 'userInput')).toMatchObject({
+    status: 'completed',
+    output: 'Which one? → Right',
+  });
 }
