@@ -14,12 +14,12 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { freePort, signToken } from '#test-support';
+import { signToken } from '#test-support';
 import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { LIMITS_OFF_ENV } from '../support/limits.js';
-import { LoadBalancer } from '../support/load-balancer.js';
+import type { LoadBalancer } from '../support/load-balancer.js';
+import { clusteredStack, ReplicaPorts } from '../support/replica-ports.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
 import { startRedisCluster, type RedisClusterHarness } from '../support/redis-cluster.js';
 
@@ -43,10 +43,9 @@ let e2e: E2eStack;
 let stack: Stack;
 let balancer: LoadBalancer;
 const owner = `clu${Date.now() % 100000}`;
-const opsPorts = new Map<ServiceName, number>();
+let ports: ReplicaPorts;
 let accessId: string;
 let installationId: string;
-let secondApiPort: number;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -59,8 +58,7 @@ async function until(probe: () => Promise<boolean>, what: string, boundMs = READ
   }
 }
 
-const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
-const isReady = async (name: ServiceName) => (await fetch(readyUrl(name))).status === 200;
+const isReady = (name: ServiceName) => ports.isReady(name);
 
 beforeAll(async () => {
   const callerRedis = process.env.TETHER_TEST_CLUSTER_REDIS_URL;
@@ -68,9 +66,7 @@ beforeAll(async () => {
     startNatsCluster(),
     callerRedis ? undefined : startRedisCluster(REDIS_BASE_PORT),
   ]);
-  for (const name of REPLICAS) opsPorts.set(name, await freePort());
-  secondApiPort = await freePort();
-  const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
+  ports = await ReplicaPorts.allocate(REPLICAS);
   e2e = await startE2eStack({
     label: 'e2eclu',
     jwtSecret: JWT_SECRET,
@@ -79,33 +75,20 @@ beforeAll(async () => {
     script: {
       rules: [{ steps: [{ type: 'reply', text: 'clustered. '.repeat(6), deltas: 4, delay_ms: 30 }] }],
     },
-    stack: {
+    stack: clusteredStack({
       natsUrl: cluster.url,
       redisUrl: callerRedis ?? redis!.url,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      secondRouter: true,
-      thirdRouter: true,
-      secondApi: true,
-      secondHistory: true,
-      extraEnv: {
-        ...LIMITS_OFF_ENV,
-        TETHER_JETSTREAM_REPLICAS: '3',
+      ports,
+      env: {
         TETHER_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
         TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
       },
-      serviceEnv: {
-        ...Object.fromEntries(REPLICAS.map((name) => [name, ops(name)])),
-        'api-2': { ...ops('api-2'), TETHER_HTTP_PORT: String(secondApiPort) },
-      },
-    },
+    }),
   });
   stack = e2e.stack;
   for (const name of REPLICAS) await until(() => isReady(name), `${name} ready`);
-  balancer = new LoadBalancer([
-    { url: stack.apiUrl, readyUrl: readyUrl('api') },
-    { url: `http://127.0.0.1:${secondApiPort}`, readyUrl: readyUrl('api-2') },
-  ]);
-  await balancer.start();
+  balancer = await ports.balancer(stack);
   await until(
     () => Promise.resolve(balancer.readyBackends().length === 2),
     'both api replicas behind the balancer',
@@ -224,7 +207,7 @@ test('start → send → watch → poll, listed in sessions from history', async
 test('streams a turn sent through one api replica to an SSE client of the other, as history pages it', async () => {
   const session = await startSession();
   const follower = new LoadClient({
-    url: () => `http://127.0.0.1:${secondApiPort}`,
+    url: () => ports.secondApiUrl,
     token: await signToken(JWT_SECRET, owner),
     timeoutMs: 30_000,
     transportRetryable: false,

@@ -6,6 +6,7 @@ import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot, startSession
 import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
+import { SseParser } from '../support/sse-parser.js';
 
 jest.setTimeout(120_000);
 
@@ -88,27 +89,12 @@ async function readStream(url: string, state: ClientState, signal: AbortSignal):
   }
   expect(response.status).toBe(200);
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  const parser = new SseParser((event) => state.apply(event.type, event.id, event.data));
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let type = 'message';
-        let id: string | undefined;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) continue;
-          if (line.startsWith('event: ')) type = line.slice(7);
-          else if (line.startsWith('id: ')) id = line.slice(4);
-          else if (line.startsWith('data: ')) data.push(line.slice(6));
-        }
-        if (data.length > 0) state.apply(type, id, data.join('\n'));
-      }
+      parser.push(value);
     }
   } catch {
     // Aborted mid-stream: whatever was complete is applied, the rest is re-read on resume.

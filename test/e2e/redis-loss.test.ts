@@ -36,6 +36,7 @@ import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, withOutput, type E2eStack } from '../support/e2e-stack.js';
 import { PrivateRedis } from '../support/private-servers.js';
 import { SseClient } from './sse-client.js';
+import { expectContiguousJournal } from '../support/journal-chain.js';
 
 jest.setTimeout(240_000);
 
@@ -202,19 +203,7 @@ it('keeps an SSE client gap-free (or tells it epoch_changed) across FLUSHALL mid
       seq,
       entry: sealedJournalEntrySchema.parse(decodeJson(data)) as SealedJournalEntry,
     }));
-    let previousSeq = 0;
-    let expected = 1;
-    let epoch = rows[0]?.entry.epoch;
-    for (const { seq, entry } of rows) {
-      if (entry.epoch !== epoch) {
-        epoch = entry.epoch;
-        expected = 1;
-      }
-      expect(entry.sequence).toBe(expected);
-      expect(entry.prev_stream_seq).toBe(previousSeq);
-      previousSeq = seq;
-      expected += 1;
-    }
+    expectContiguousJournal(rows);
 
     // The client holds what a fresh reader gets.
     const tail = await e2e.owner.call<HistoryJournalPageReply>(

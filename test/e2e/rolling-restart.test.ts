@@ -7,7 +7,7 @@
 // a stopping replica completes or is refused with a retryable status; the client resends it with
 // the same operation id (docs/contract.md "Idempotent mutations"), never making a second message.
 import { jest } from '@jest/globals';
-import { freePort, signToken, TEST_JWT_SECRET, sleep, waitUntil } from '#test-support';
+import { signToken, TEST_JWT_SECRET, sleep, waitUntil } from '#test-support';
 import type { ServiceName, Stack } from '../../scripts/stack/launcher.js';
 import {
   LoadClient,
@@ -18,7 +18,8 @@ import {
 } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { LIMITS_OFF_ENV } from '../support/limits.js';
-import { LoadBalancer } from '../support/load-balancer.js';
+import type { LoadBalancer } from '../support/load-balancer.js';
+import { ReplicaPorts } from '../support/replica-ports.js';
 
 // Seven cold starts (five of them during the run) on a shared 2-core machine: minutes, not seconds.
 jest.setTimeout(600_000);
@@ -52,7 +53,7 @@ let stack: Stack;
 let balancer: LoadBalancer;
 let client: LoadClient;
 const owner = `roll${Date.now() % 100000}`;
-const opsPorts = new Map<ServiceName, number>();
+let ports: ReplicaPorts;
 
 /** Waits across restarts: a probe that fails counts as "not yet". */
 function until(probe: () => Promise<boolean>, what: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
@@ -64,13 +65,10 @@ function until(probe: () => Promise<boolean>, what: string, timeoutMs = READY_TI
   });
 }
 
-const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
-const isReady = async (name: ServiceName) => (await fetch(readyUrl(name))).status === 200;
+const isReady = (name: ServiceName) => ports.isReady(name);
 
 beforeAll(async () => {
-  for (const name of ROLLOUT) opsPorts.set(name, await freePort());
-  const secondApiPort = await freePort();
-  const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
+  ports = await ReplicaPorts.allocate(ROLLOUT);
   e2e = await startE2eStack({
     label: 'e2eroll',
     owner,
@@ -90,23 +88,13 @@ beforeAll(async () => {
         TETHER_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
         TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
       },
-      serviceEnv: {
-        api: ops('api'),
-        'api-2': { ...ops('api-2'), TETHER_HTTP_PORT: String(secondApiPort) },
-        router: ops('router'),
-        'router-2': ops('router-2'),
-        'router-3': ops('router-3'),
-      },
+      serviceEnv: ports.serviceEnv(),
     },
   });
   stack = e2e.stack;
   const token = await signToken(TEST_JWT_SECRET, owner);
   for (const name of ROLLOUT) await until(() => isReady(name), `${name} ready`);
-  balancer = new LoadBalancer([
-    { url: stack.apiUrl, readyUrl: readyUrl('api') },
-    { url: `http://127.0.0.1:${secondApiPort}`, readyUrl: readyUrl('api-2') },
-  ]);
-  await balancer.start();
+  balancer = await ports.balancer(stack);
   client = new LoadClient({
     url: () => balancer.url,
     token,

@@ -2,12 +2,9 @@
 // stop reading (to play a slow subscriber) and see comment lines (heartbeats). Events are parsed
 // only when complete, as a browser's EventSource does.
 import { request, type IncomingMessage } from 'node:http';
+import { SseParser, type SseEvent } from '../support/sse-parser.js';
 
-export interface SseEvent {
-  type: string;
-  id?: string;
-  data: string;
-}
+export type { SseEvent } from '../support/sse-parser.js';
 
 export class SseClient {
   readonly events: SseEvent[] = [];
@@ -18,7 +15,10 @@ export class SseClient {
   /** Set once the server ended the response (or the connection dropped). */
   ended = false;
   private response: IncomingMessage | undefined;
-  private buffer = '';
+  private readonly parser = new SseParser(
+    (event) => this.events.push(event),
+    (comment) => this.comments.push(comment),
+  );
   private readonly waiters = new Set<() => void>();
 
   private constructor() {}
@@ -91,23 +91,7 @@ export class SseClient {
   }
 
   private take(chunk: string): void {
-    this.buffer += chunk;
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) !== -1) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      let type = 'message';
-      let id: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) this.comments.push(line.slice(1).trim());
-        else if (line.startsWith('event: ')) type = line.slice(7);
-        else if (line.startsWith('id: ')) id = line.slice(4);
-        else if (line.startsWith('data: ')) data.push(line.slice(6));
-      }
-      if (data.length > 0)
-        this.events.push({ type, ...(id !== undefined ? { id } : {}), data: data.join('\n') });
-    }
+    this.parser.push(chunk);
     this.notify();
   }
 

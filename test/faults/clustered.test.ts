@@ -11,11 +11,12 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { freePort, LIMITS_OFF_ENV, signToken } from '#test-support';
+import { signToken } from '#test-support';
 import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, startScriptedSessions } from '../support/closed-loop.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
-import { LoadBalancer } from '../support/load-balancer.js';
+import type { LoadBalancer } from '../support/load-balancer.js';
+import { clusteredStack, ReplicaPorts } from '../support/replica-ports.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
 import { startRedisCluster, type RedisClusterHarness } from '../support/redis-cluster.js';
 import { expectNothingLost, FaultRun, type Fault } from './fault-run.js';
@@ -52,23 +53,14 @@ let stack: Stack;
 let balancer: LoadBalancer;
 let client: LoadClient;
 const owner = `fclu${Date.now() % 100000}`;
-const opsPorts = new Map<ServiceName, number>();
+let ports: ReplicaPorts;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const readyUrl = (name: ServiceName) => `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
-
-async function isReady(name: ServiceName): Promise<boolean> {
-  try {
-    return (await fetch(readyUrl(name), { signal: AbortSignal.timeout(2_000) })).status === 200;
-  } catch {
-    return false;
-  }
-}
 
 async function untilReady(names: readonly ServiceName[], boundMs = READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + boundMs;
   for (;;) {
-    const ready = await Promise.all(names.map(isReady));
+    const ready = await Promise.all(names.map((name) => ports.isReady(name)));
     if (ready.every(Boolean)) return;
     if (Date.now() > deadline) throw new Error(`${names.join(', ')} not ready\n${stack.output()}`);
     await sleep(200);
@@ -77,44 +69,29 @@ async function untilReady(names: readonly ServiceName[], boundMs = READY_TIMEOUT
 
 beforeAll(async () => {
   [nats, redis] = await Promise.all([startNatsCluster(), startRedisCluster(REDIS_BASE_PORT)]);
-  for (const name of REPLICAS) opsPorts.set(name, await freePort());
-  const secondApiPort = await freePort();
-  const ops = (name: ServiceName) => ({ TETHER_METRICS_PORT: String(opsPorts.get(name)) });
+  ports = await ReplicaPorts.allocate(REPLICAS);
   e2e = await startE2eStack({
     label: 'faultsclu',
     jwtSecret: JWT_SECRET,
     edgeSecret: EDGE_SECRET,
     owner,
     script: { rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] },
-    stack: {
+    stack: clusteredStack({
       natsUrl: nats.url,
       redisUrl: redis.url,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      secondRouter: true,
-      thirdRouter: true,
-      secondApi: true,
-      secondHistory: true,
-      extraEnv: {
-        ...LIMITS_OFF_ENV,
-        TETHER_JETSTREAM_REPLICAS: '3',
+      ports,
+      env: {
         TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
         // A killed router's claim lapses quickly, and a resent copy waits long enough to see it.
         TETHER_OPERATION_CLAIM_MS: '3000',
         TETHER_OPERATION_WAIT_MS: '4000',
       },
-      serviceEnv: {
-        ...Object.fromEntries(REPLICAS.map((name) => [name, ops(name)])),
-        'api-2': { ...ops('api-2'), TETHER_HTTP_PORT: String(secondApiPort) },
-      },
-    },
+    }),
   });
   stack = e2e.stack;
   await untilReady(REPLICAS);
-  balancer = new LoadBalancer([
-    { url: stack.apiUrl, readyUrl: readyUrl('api') },
-    { url: `http://127.0.0.1:${secondApiPort}`, readyUrl: readyUrl('api-2') },
-  ]);
-  await balancer.start();
+  balancer = await ports.balancer(stack);
   client = new LoadClient({
     url: () => balancer.url,
     token: await signToken(JWT_SECRET, owner),

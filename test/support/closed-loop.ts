@@ -12,6 +12,7 @@ import {
 } from '#contracts';
 import type { ApiClient } from './http.js';
 import { sleep } from './polling.js';
+import { SseParser } from './sse-parser.js';
 
 /** The parts of an EdgeAgentResult a load client reads. */
 export interface LoadSnapshot {
@@ -256,25 +257,9 @@ export class SseView {
   reconnects = 0;
 
   async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    let buffer = '';
+    const parser = new SseParser((event) => this.apply(event.type, event.id, event.data));
     const decoder = new TextDecoder();
-    for await (const chunk of body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let type = 'message';
-        let id: string | undefined;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) type = line.slice(7);
-          else if (line.startsWith('id: ')) id = line.slice(4);
-          else if (line.startsWith('data: ')) data.push(line.slice(6));
-        }
-        if (data.length > 0) this.apply(type, id, data.join('\n'));
-      }
-    }
+    for await (const chunk of body) parser.push(decoder.decode(chunk, { stream: true }));
   }
 
   apply(type: string, id: string | undefined, data: string): void {

@@ -25,6 +25,7 @@ import {
   type HistoryHarness,
 } from '../history/history-harness.js';
 import { startTestRouter } from '../router/router-harness.js';
+import { expectContiguousJournal } from '../../support/journal-chain.js';
 import { PrivateRedis } from '../../support/private-servers.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
@@ -97,22 +98,6 @@ describe('journal sequencer', () => {
     return out;
   }
 
-  function expectContiguous(entries: { seq: number; entry: JournalEntry }[]) {
-    let previousSeq = 0;
-    let expected = 1;
-    let epoch = entries[0]?.entry.epoch;
-    for (const { seq, entry } of entries) {
-      if (entry.epoch !== epoch) {
-        epoch = entry.epoch;
-        expected = 1;
-      }
-      expect(entry.sequence).toBe(expected);
-      expect(entry.prev_stream_seq).toBe(previousSeq);
-      previousSeq = seq;
-      expected += 1;
-    }
-  }
-
   it('sequences racing updates from several replicas with no gap and no reuse', async () => {
     const sid = sessionId();
     // Each revision is sent to every replica at once (an edge retrying across replicas), and
@@ -126,7 +111,7 @@ describe('journal sequencer', () => {
     );
     expect(new Set(acks.map((ack) => ack.epoch)).size).toBe(1);
     const entries = await streamEntries(sid);
-    expectContiguous(entries);
+    expectContiguousJournal(entries);
     // Each stored row has its own revision: nothing journaled twice.
     const revisions = entries.map(({ entry }) => entry.revision);
     expect(new Set(revisions).size).toBe(revisions.length);
@@ -143,7 +128,7 @@ describe('journal sequencer', () => {
     // The re-seeded head also remembers the last revision: a retry is still a duplicate.
     await admin.flushall();
     expect(await send(update(sid, 3))).toMatchObject({ epoch: first.epoch, sequence: 3, duplicate: true });
-    expectContiguous(await streamEntries(sid));
+    expectContiguousJournal(await streamEntries(sid));
 
     // Nothing left to re-seed from (the subject purged, Redis flushed): a new epoch, never a gap.
     await jsm.streams.purge(h.subjects.sessionsStream, { filter: h.subjects.sessionJournal(sid) });
