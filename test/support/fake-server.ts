@@ -1,7 +1,7 @@
 // The plumbing the scripted model servers share (fake-provider, fake-anthropic, fake-gemini):
 // listening on loopback, waiting for a number of requests, stopping with every connection, the
 // JSON and SSE helpers, and the prompt commands a person types to drive the demo stack by hand.
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (`port` 0: any free one); resolves with the bound port. */
@@ -75,3 +75,25 @@ export const YES_NO = [
   { label: 'Yes', description: 'Agree' },
   { label: 'No', description: 'Disagree' },
 ];
+
+/** The most a scripted server reads of one request body (a long conversation is a few MiB). */
+const BODY_MAX_BYTES = 8 * 1024 * 1024;
+
+/** The request's body as text; rejects (and drops the request) past BODY_MAX_BYTES. */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_MAX_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

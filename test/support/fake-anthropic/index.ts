@@ -1,9 +1,10 @@
 // A scripted fake of the Anthropic Messages API (streaming SSE) for driving the real Claude Code
 // CLI offline. Claude Code POSTs `{base_url}/v1/messages`; each streaming POST takes the next
 // scripted step. The request log keeps shapes and counts only, never prompt or output text.
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import {
   closeServer,
+  readBody,
   isObject,
   listenLocal,
   patchOf,
@@ -18,8 +19,6 @@ import {
 export const FAKE_ANTHROPIC_KEY = 'fake-anthropic-key';
 /** Text deltas are cut to this size so replies stream in several deltas. */
 const TEXT_CHUNK_CHARS = 12;
-/** Request bodies above this are refused (Claude Code sends about 55 KB per turn). */
-const BODY_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface FakeClaudeQuestion {
   question: string;
@@ -232,24 +231,6 @@ function serve(
       return; // Left open: the client ends it by going away.
   }
   stream.complete('tool_use');
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_MAX_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function json(res: ServerResponse, status: number, body: Json): void {

@@ -4,13 +4,12 @@
 // takes the next scripted step, or the step the prompt names (`run:`, `escalate:`, `patch:`,
 // `slow:`), as the Codex fake does. The request log keeps shapes and counts only, never text.
 import { mkdir, writeFile } from 'node:fs/promises';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { closeServer, isObject, listenLocal, waitForCount, type Json } from '../fake-server.js';
+import { closeServer, isObject, readBody, listenLocal, waitForCount, type Json } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
 export const FAKE_GEMINI_KEY = 'fake-gemini-key';
-const BODY_MAX_BYTES = 8 * 1024 * 1024;
 const TEXT_CHUNK_CHARS = 12;
 const SLOW_CHUNK_MS = 200;
 const SLOW_CHUNKS = 100;
@@ -166,24 +165,6 @@ function jsonAnswer(body: Json): string {
   }
   if ('next_speaker' in props) out.next_speaker = 'user';
   return JSON.stringify(out);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (data: Buffer) => {
-      size += data.length;
-      if (size > BODY_MAX_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(data);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 async function stream(res: ServerResponse, chunks: Json[], delayMs: number): Promise<void> {

@@ -2,10 +2,11 @@
 // offline. Codex only ever POSTs `{base_url}/responses`; each POST takes the next scripted step.
 // The request log keeps shapes and counts only, never prompt or output text.
 import { mkdir, writeFile } from 'node:fs/promises';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
   closeServer,
+  readBody,
   isObject,
   listenLocal,
   patchOf,
@@ -22,8 +23,6 @@ export const FAKE_PROVIDER_ID = 'fake';
 export const FAKE_API_KEY_ENV = 'TETHER_FAKE_PROVIDER_KEY';
 /** Text deltas are cut to this size so replies stream in several deltas. */
 const TEXT_CHUNK_CHARS = 12;
-/** Request bodies above this are refused (Codex sends about 43 KB per turn). */
-const BODY_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface FakeQuestion {
   id: string;
@@ -315,24 +314,6 @@ function serve(
       return; // Left open: the client ends it by going away.
   }
   stream.complete();
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_MAX_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** Starts the fake on 127.0.0.1 with a free port. */
