@@ -97,3 +97,17 @@ export function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** What every scripted model server offers the suite that drives it. */
+export interface ScriptedModelServer<Step, Logged> {
+  readonly port: number;
+  /** The base URL the agent's CLI is pointed at. */
+  readonly baseUrl: string;
+  /** Queues steps; each model request consumes one. */
+  script(...steps: Step[]): void;
+  /** Requests as shapes and counts only, never prompt or output text. */
+  readonly requests: readonly Logged[];
+  /** Resolves once `count` requests arrived (bounded by timeoutMs). */
+  waitForRequests(count: number, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}

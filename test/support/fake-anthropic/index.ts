@@ -4,6 +4,7 @@
 import http, { type ServerResponse } from 'node:http';
 import {
   closeServer,
+  type ScriptedModelServer,
   readBody,
   isObject,
   listenLocal,
@@ -53,19 +54,11 @@ export interface FakeClaudeRequestLogEntry {
   tools: string[];
 }
 
-export interface FakeAnthropic {
-  readonly port: number;
-  /** ANTHROPIC_BASE_URL for the CLI. */
-  readonly baseUrl: string;
-  /** Queues steps; each streaming POST /v1/messages consumes one. */
-  script(...steps: FakeClaudeStep[]): void;
+/** The Messages API for Claude Code (ANTHROPIC_BASE_URL); each streaming POST takes a step. */
+export interface FakeAnthropic extends ScriptedModelServer<FakeClaudeStep, FakeClaudeRequestLogEntry> {
   readonly remaining: number;
-  readonly requests: readonly FakeClaudeRequestLogEntry[];
   /** Requests for anything but the Messages API (they get a 404). */
   readonly otherRequests: number;
-  /** Resolves once `count` requests arrived (bounded by timeoutMs). */
-  waitForRequests(count: number, timeoutMs: number): Promise<void>;
-  stop(): Promise<void>;
 }
 
 const contentOf = (message: Json): Json[] =>

@@ -6,7 +6,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
-import { closeServer, isObject, readBody, listenLocal, waitForCount, type Json } from '../fake-server.js';
+import {
+  closeServer,
+  isObject,
+  type ScriptedModelServer,
+  readBody,
+  listenLocal,
+  waitForCount,
+  type Json,
+} from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
 export const FAKE_GEMINI_KEY = 'fake-gemini-key';
@@ -37,15 +45,9 @@ export interface GeminiRequestLogEntry {
   afterTool: boolean;
 }
 
-export interface FakeGemini {
-  readonly port: number;
-  readonly baseUrl: string;
-  script(...steps: GeminiStep[]): void;
-  readonly requests: readonly GeminiRequestLogEntry[];
+export interface FakeGemini extends ScriptedModelServer<GeminiStep, GeminiRequestLogEntry> {
   /** Any path but the two model calls: the CLI tried to reach something else. */
   readonly unknownRequests: number;
-  waitForRequests(count: number, timeoutMs: number): Promise<void>;
-  stop(): Promise<void>;
 }
 
 function lastParts(body: Json): Json[] {

@@ -6,6 +6,7 @@ import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
   closeServer,
+  type ScriptedModelServer,
   readBody,
   isObject,
   listenLocal,
@@ -59,20 +60,12 @@ export interface FakeRequestLogEntry {
   afterTool: boolean;
 }
 
-export interface FakeProvider {
-  readonly port: number;
-  /** The `base_url` Codex must use. */
-  readonly baseUrl: string;
-  /** Queues steps; each POST /responses consumes one. */
-  script(...steps: FakeStep[]): void;
+/** The Responses API for Codex (its `base_url`); each POST /responses takes a step. */
+export interface FakeProvider extends ScriptedModelServer<FakeStep, FakeRequestLogEntry> {
   /** Steps not consumed yet. */
   readonly remaining: number;
-  readonly requests: readonly FakeRequestLogEntry[];
   /** CONNECT or absolute-URL requests: outbound traffic Codex tried through the proxy. */
   readonly outboundAttempts: number;
-  /** Resolves once `count` requests arrived (bounded by timeoutMs). */
-  waitForRequests(count: number, timeoutMs: number): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /**
