@@ -4,16 +4,16 @@
 import http, { type ServerResponse } from 'node:http';
 import {
   closeServer,
-  type ScriptedModelServer,
-  readBody,
   isObject,
+  type Json,
   listenLocal,
   patchOf,
   promptCommand,
+  readBody,
+  type ScriptedModelServer,
   sse,
   waitForCount,
   YES_NO,
-  type Json,
 } from '../fake-server.js';
 
 /** The key the CLI must be given; any value works, the fake only checks one is sent. */

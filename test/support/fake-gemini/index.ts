@@ -9,11 +9,11 @@ import path from 'node:path';
 import {
   closeServer,
   isObject,
-  type ScriptedModelServer,
-  readBody,
-  listenLocal,
-  waitForCount,
   type Json,
+  listenLocal,
+  readBody,
+  type ScriptedModelServer,
+  waitForCount,
 } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';

@@ -6,16 +6,16 @@ import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
   closeServer,
-  type ScriptedModelServer,
-  readBody,
   isObject,
+  type Json,
   listenLocal,
   patchOf,
   promptCommand,
+  readBody,
+  type ScriptedModelServer,
   sse,
   waitForCount,
   YES_NO,
-  type Json,
 } from '../fake-server.js';
 
 export const FAKE_MODEL = 'fake-model';
