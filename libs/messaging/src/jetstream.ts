@@ -39,7 +39,7 @@ const JETSTREAM_READY_TIMEOUT_MS = 60_000;
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
-const logger = new Logger('JetStream');
+const log = new Logger('JetStream');
 
 function notFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
@@ -74,7 +74,7 @@ export async function withJetStreamRetry<T>(work: () => Promise<T>, options: Ret
       return await work();
     } catch (error) {
       if (permanent(error) || Date.now() + pause > deadline) throw error;
-      logger.warn(`${options.what}: JetStream not ready (${(error as Error).message}); retry ${attempt}.`);
+      log.warn(`${options.what}: JetStream not ready (${(error as Error).message}); retry ${attempt}.`);
       await new Promise((resolve) => setTimeout(resolve, pause / 2 + Math.random() * pause));
       pause = Math.min(pause * 2, RETRY_MAX_MS);
     }
@@ -97,7 +97,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     if (!notFound(error)) throw error;
     try {
       await jsm.streams.add(streamConfig(spec));
-      logger.log(
+      log.log(
         `Created stream ${spec.name} (${spec.settings.replicas} replica(s), ${spec.settings.storage}).`,
       );
       return;
@@ -111,9 +111,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
   const broken = differences.filter((difference) => difference.breaks);
   if (broken.length > 0) throw new StreamConfigError(spec.name, broken);
   if (differences.length > 0) {
-    logger.log(
-      `Stream ${spec.name} keeps its own settings: ${differences.map(describeDifference).join('; ')}.`,
-    );
+    log.log(`Stream ${spec.name} keeps its own settings: ${differences.map(describeDifference).join('; ')}.`);
   }
 }
 

@@ -30,7 +30,7 @@ export class InvalidPayloadError extends ServiceError {
  */
 @Catch()
 export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
-  private readonly logger = new Logger('RpcErrorFilter');
+  private readonly log = new Logger('RpcErrorFilter');
 
   catch(exception: unknown, _host: ArgumentsHost): Observable<RpcError> {
     if (exception instanceof ServiceError) {
@@ -42,7 +42,7 @@ export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
       });
     }
     const errorId = randomUUID();
-    this.logger.error(
+    this.log.error(
       `Handler failed with error id ${errorId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
     );
     return of({ error: { code: 'internal', message: `internal error ${errorId}` } });

@@ -19,23 +19,23 @@ export const PRISMA = Symbol('PRISMA');
  */
 @Injectable()
 export class PrismaLifecycle implements OnApplicationShutdown {
-  private readonly logger = new Logger(PrismaLifecycle.name);
+  private readonly log = new Logger(PrismaLifecycle.name);
 
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.prisma.$disconnect();
-    this.logger.log('Database connections closed.');
+    this.log.log('Database connections closed.');
   }
 }
 
 /** Connection errors nobody waits on become a warning of the process's own. */
 function withLogging(options: PrismaOptions): PrismaOptions {
   if (options.onConnectionError) return options;
-  const logger = new Logger('Database');
+  const log = new Logger('Database');
   return {
     ...options,
-    onConnectionError: (error) => logger.warn(`Pooled connection lost: ${error.message}`),
+    onConnectionError: (error) => log.warn(`Pooled connection lost: ${error.message}`),
   };
 }
 

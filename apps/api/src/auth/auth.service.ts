@@ -38,7 +38,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 /** Verifies bearer tokens and turns them into principals. */
 @Injectable()
 export class AuthService {
-  private readonly logger = new Logger(AuthService.name);
+  private readonly log = new Logger(AuthService.name);
   private readonly key: Uint8Array | JWTVerifyGetKey;
   private readonly algorithms: string[];
   /** token → principal and until when the entry may be used; Map order is insertion order. */
@@ -101,7 +101,7 @@ export class AuthService {
         !(error instanceof errors.JOSEError)
       ) {
         // The key set could not be fetched (timeout, refused, bad reply): not the caller's fault.
-        this.logger.warn(`Key set unavailable: ${(error as Error).message}`);
+        this.log.warn(`Key set unavailable: ${(error as Error).message}`);
         throw new AuthUnavailableError();
       }
       throw new UnauthorizedError(`Token rejected: ${error.code}.`);

@@ -51,7 +51,7 @@ function remoteError(code: RpcErrorCode, url: string): ErrorBody | null {
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger(ApiExceptionFilter.name);
+  private readonly log = new Logger(ApiExceptionFilter.name);
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -75,7 +75,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       if (mapped) return mapped;
     }
     if (exception instanceof RpcUnavailableError) {
-      this.logger.warn(exception.message);
+      this.log.warn(exception.message);
       return UNAVAILABLE;
     }
     if (exception instanceof NotFoundException) {
@@ -96,7 +96,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const errorId = randomUUID();
     const detail = exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
-    this.logger.error(`Request ${request.method} ${request.url} failed with error id ${errorId}: ${detail}`);
+    this.log.error(`Request ${request.method} ${request.url} failed with error id ${errorId}: ${detail}`);
     return { code: 500, message: 'internal error', error_id: errorId };
   }
 }

@@ -59,7 +59,7 @@ export interface AuthorizeQuery {
  */
 @Injectable()
 export class Authorizer implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger(Authorizer.name);
+  private readonly log = new Logger(Authorizer.name);
   private readonly ttlMs: number;
   private readonly outageMs: number;
   private lastOutageLog = -Infinity;
@@ -184,7 +184,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
     const now = performance.now();
     if (now - this.lastOutageLog < OUTAGE_LOG_INTERVAL_MS) return;
     this.lastOutageLog = now;
-    this.logger.warn(`History cannot authorize (${reason}); remembered grants stand in.`);
+    this.log.warn(`History cannot authorize (${reason}); remembered grants stand in.`);
   }
 
   /** A disconnect or a slow subscription may have swallowed notices: forget everything then. */
@@ -194,7 +194,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
         if (LOSSY_STATUSES.has(status.type)) this.forgetAll();
       }
     } catch (error) {
-      this.logger.warn(`Connection status watch ended: ${(error as Error).message}`);
+      this.log.warn(`Connection status watch ended: ${(error as Error).message}`);
       this.forgetAll();
     }
   }

@@ -46,7 +46,7 @@ function pageCursor(value: unknown): string | undefined {
 /** The actor's connectors (history) with their presence (router), and their credentials. */
 @Injectable()
 export class ConnectorsService {
-  private readonly logger = new Logger(ConnectorsService.name);
+  private readonly log = new Logger(ConnectorsService.name);
 
   constructor(
     private readonly services: ServiceClient,
@@ -81,7 +81,7 @@ export class ConnectorsService {
       name: input.name,
       ...(input.device ? { device: input.device } : {}),
     });
-    this.logger.log(`Actor ${actorId} enrolled connector ${reply.connector.id}.`);
+    this.log.log(`Actor ${actorId} enrolled connector ${reply.connector.id}.`);
     return this.enrollment(reply);
   }
 
@@ -91,7 +91,7 @@ export class ConnectorsService {
       actor_id: actorId,
       edge_id: edgeId,
     });
-    this.logger.log(`Actor ${actorId} rotated the credentials of connector ${edgeId}.`);
+    this.log.log(`Actor ${actorId} rotated the credentials of connector ${edgeId}.`);
     return this.enrollment(reply);
   }
 
@@ -101,7 +101,7 @@ export class ConnectorsService {
       actor_id: actorId,
       edge_id: edgeId,
     });
-    this.logger.log(`Actor ${actorId} deleted connector ${edgeId}.`);
+    this.log.log(`Actor ${actorId} deleted connector ${edgeId}.`);
     return connector;
   }
 
@@ -125,7 +125,7 @@ export class ConnectorsService {
       return new Set(online);
     } catch (error) {
       if (!(error instanceof RpcUnavailableError)) throw error;
-      this.logger.warn(`Presence unknown, listing connectors as offline: ${error.message}`);
+      this.log.warn(`Presence unknown, listing connectors as offline: ${error.message}`);
       return new Set();
     }
   }

@@ -25,7 +25,7 @@ export interface ConsolePublicConfig {
 /** The built console, its public settings, and development tokens (development api only). */
 @Injectable()
 export class ConsoleService {
-  private readonly logger = new Logger(ConsoleService.name);
+  private readonly log = new Logger(ConsoleService.name);
   private readonly bundle: ConsoleBundle | undefined;
   readonly publicConfig: ConsolePublicConfig;
   readonly contentSecurityPolicy: string;
@@ -34,7 +34,7 @@ export class ConsoleService {
   constructor(@Inject(API_CONFIG) config: ApiConfig) {
     const dir = config.console?.assetsDir ?? defaultConsoleDir();
     this.bundle = dir === undefined ? undefined : loadConsoleBundle(dir);
-    if (!this.bundle) this.logger.warn('The console is not built (npm run build:console); / answers 404.');
+    if (!this.bundle) this.log.warn('The console is not built (npm run build:console); / answers 404.');
     const oidc = config.console?.oidc;
     const key = config.jwt.key;
     const development = key.kind === 'secret' && key.secret === DEVELOPMENT_JWT_SECRET;
@@ -79,7 +79,7 @@ export class ConsoleService {
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + DEV_TOKEN_TTL_S)
       .sign(this.devSecret);
-    this.logger.log(`Issued a development token for ${sub}.`);
+    this.log.log(`Issued a development token for ${sub}.`);
     return { token, expires_in: DEV_TOKEN_TTL_S };
   }
 }

@@ -113,7 +113,7 @@ export function refusedAuditRecord(
  */
 @Injectable()
 export class AuditPublisher implements OnApplicationBootstrap {
-  private readonly logger = new Logger(AuditPublisher.name);
+  private readonly log = new Logger(AuditPublisher.name);
   private readonly js: JetStreamClient;
 
   constructor(
@@ -148,7 +148,7 @@ export class AuditPublisher implements OnApplicationBootstrap {
         headers,
       }),
     ).catch((error: unknown) => {
-      this.logger.error(
+      this.log.error(
         `Audit record ${record.id} (${record.action} by ${actorId}) not stored: ${(error as Error).message}`,
       );
     });

@@ -33,7 +33,7 @@ const CLIENT_ACTIONS: ReadonlySet<string> = new Set(EDGE_AGENT_ACTIONS);
  */
 @Injectable()
 export class EdgeAgentsService {
-  private readonly logger = new Logger(EdgeAgentsService.name);
+  private readonly log = new Logger(EdgeAgentsService.name);
 
   constructor(
     private readonly services: ServiceClient,
@@ -120,7 +120,7 @@ export class EdgeAgentsService {
         error instanceof RpcUnavailableError ||
         (error instanceof RpcRemoteError && error.code === 'unavailable')
       ) {
-        this.logger.warn(
+        this.log.warn(
           `Edge ${payload.request.edge_id} unreachable for ${payload.request.action}: ${error.message}`,
         );
         return result('unavailable');

@@ -35,7 +35,7 @@ const NO_FENCE = 0;
  * current item state, so re-reading a page (a duplicate notice, a resume) converges.
  */
 export class JournalEventStream {
-  private readonly logger = new Logger(JournalEventStream.name);
+  private readonly log = new Logger(JournalEventStream.name);
   private cursor: JournalCursor | undefined;
   private subscriptions: Subscription[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -165,9 +165,7 @@ export class JournalEventStream {
         if (!page.hasNewer) return;
       }
     } catch (error) {
-      this.logger.warn(
-        `Journal stream of session ${this.scope.sessionId} failed: ${(error as Error).message}`,
-      );
+      this.log.warn(`Journal stream of session ${this.scope.sessionId} failed: ${(error as Error).message}`);
       this.close();
     }
   }
@@ -237,9 +235,7 @@ export class JournalEventStream {
       // A deleted session has no journal any more: the read answers not found and ends the stream.
       this.wake();
     } catch (error) {
-      this.logger.debug(
-        `Journal stream of session ${this.scope.sessionId} closed: ${(error as Error).message}`,
-      );
+      this.log.debug(`Journal stream of session ${this.scope.sessionId} closed: ${(error as Error).message}`);
       this.close();
     }
   }

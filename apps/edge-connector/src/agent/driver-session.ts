@@ -13,7 +13,7 @@ export abstract class DriverSession {
   protected currentModel: string | undefined;
   protected version: string | undefined;
   protected abstract readonly options: OpenSessionOptions;
-  protected abstract readonly logger: Logger;
+  protected abstract readonly log: Logger;
 
   get model(): string | undefined {
     return this.currentModel;
@@ -34,7 +34,7 @@ export abstract class DriverSession {
     try {
       this.options.onEvent(event);
     } catch (error) {
-      this.logger.error(`Event consumer of ${this.describe()} threw: ${(error as Error).name}`);
+      this.log.error(`Event consumer of ${this.describe()} threw: ${(error as Error).name}`);
     }
   }
 }

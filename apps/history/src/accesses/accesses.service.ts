@@ -38,7 +38,7 @@ function boundedString(field: string, value: unknown, maxBytes: number): string 
 
 @Injectable()
 export class AccessesService {
-  private readonly logger = new Logger(AccessesService.name);
+  private readonly log = new Logger(AccessesService.name);
 
   constructor(
     private readonly accesses: AccessesRepository,
@@ -73,7 +73,7 @@ export class AccessesService {
       this.fields(input, edgeId),
     );
     if (!access) throw new AccessLimitError();
-    this.logger.log(`Access ${access.id} created for actor ${actorId} on connector ${edgeId}.`);
+    this.log.log(`Access ${access.id} created for actor ${actorId} on connector ${edgeId}.`);
     return { access: toAgentAccess(access) };
   }
 
@@ -89,7 +89,7 @@ export class AccessesService {
     // The api may remember the old edge/installation/project as authorized: drop it.
     this.grants.changed(actorId);
     if (!access) throw new AccessNotFoundError();
-    this.logger.log(`Access ${id} updated by actor ${actorId}.`);
+    this.log.log(`Access ${id} updated by actor ${actorId}.`);
     return { access: toAgentAccess(access) };
   }
 
@@ -98,7 +98,7 @@ export class AccessesService {
     const access = await this.accesses.deleteOwned(actorId, this.checkId(request.id));
     if (!access) throw new AccessNotFoundError();
     this.grants.changed(actorId);
-    this.logger.log(`Access ${access.id} deleted by actor ${actorId}; its stored sessions were tombstoned.`);
+    this.log.log(`Access ${access.id} deleted by actor ${actorId}; its stored sessions were tombstoned.`);
     return { access: toAgentAccess(access) };
   }
 

@@ -43,7 +43,7 @@ const NEWEST_WINDOW = 2_147_483_647;
  */
 @Injectable()
 export class ArchiveService {
-  private readonly logger = new Logger(ArchiveService.name);
+  private readonly log = new Logger(ArchiveService.name);
 
   constructor(
     private readonly archive: ArchiveRepository,
@@ -94,7 +94,7 @@ export class ArchiveService {
     );
     if (outcome === 'no_access') throw new AccessNotFoundError();
     if (outcome === 'deleted') throw new StoredSessionNotFoundError();
-    this.logger.debug(`Session ${request.session_id} window ${window} archived (new: ${outcome.created}).`);
+    this.log.debug(`Session ${request.session_id} window ${window} archived (new: ${outcome.created}).`);
     return { window, created: outcome.created };
   }
 
@@ -109,7 +109,7 @@ export class ArchiveService {
     const key = this.keyOf(request);
     const before = await this.archive.tombstone(key);
     if (before === 'no_access') throw new AccessNotFoundError();
-    this.logger.log(`Session ${request.session_id} of actor ${key.ownerId} tombstoned.`);
+    this.log.log(`Session ${request.session_id} of actor ${key.ownerId} tombstoned.`);
     return { state: before };
   }
 
@@ -138,7 +138,7 @@ export class ArchiveService {
       if ((await this.archive.appliedStreamSequence(key)) >= target) return;
       const left = deadline - Date.now();
       if (left <= 0) {
-        this.logger.warn(`Transcript of ${key.sessionId} answered before history applied its journal.`);
+        this.log.warn(`Transcript of ${key.sessionId} answered before history applied its journal.`);
         return;
       }
       await setTimeout(Math.min(pause, left));

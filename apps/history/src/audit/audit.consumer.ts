@@ -64,7 +64,7 @@ export function unstorableReason(error: unknown): string | null {
  */
 @Injectable()
 export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(AuditConsumer.name);
+  private readonly log = new Logger(AuditConsumer.name);
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
 
@@ -84,7 +84,7 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       max_ack_pending: AUDIT_MAX_ACK_PENDING,
     });
     this.loop = this.run(this.messages);
-    this.logger.log(`Consuming audit records of stream ${stream} as ${durable}.`);
+    this.log.log(`Consuming audit records of stream ${stream} as ${durable}.`);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -111,7 +111,7 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       record = null;
     }
     if (!record?.success) {
-      this.logger.error(`Audit message ${msg.seq} dropped: not an audit record.`);
+      this.log.error(`Audit message ${msg.seq} dropped: not an audit record.`);
       msg.term();
       return;
     }
@@ -125,14 +125,14 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       // Logged by id and code only: a driver message may quote the value it refused.
       const reason = unstorableReason(error);
       if (reason !== null || attempt >= AUDIT_MAX_DELIVERIES) {
-        this.logger.error(
+        this.log.error(
           `Audit record ${id} dropped after ${attempt} attempt(s): ${reason ?? 'never accepted by the database'}.`,
         );
         msg.term();
         return;
       }
       if (attempt === 1 || attempt % AUDIT_WARN_EVERY === 0) {
-        this.logger.warn(
+        this.log.warn(
           `Audit record ${id} not stored (attempt ${attempt}), retrying: ${(error as Error).name}.`,
         );
       }

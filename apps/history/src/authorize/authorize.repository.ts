@@ -46,7 +46,7 @@ const LOOKUP: { name: string; text: string } = {
  */
 @Injectable()
 export class AuthorizeRepository implements OnApplicationShutdown {
-  private readonly logger = new Logger(AuthorizeRepository.name);
+  private readonly log = new Logger(AuthorizeRepository.name);
   private readonly pool: pg.Pool;
 
   constructor(@Inject(HISTORY_CONFIG) config: HistoryConfig) {
@@ -54,7 +54,7 @@ export class AuthorizeRepository implements OnApplicationShutdown {
     this.pool = createGuardedPool({
       connectionString: config.databaseUrl,
       max: config.databasePools.authorize,
-      onConnectionError: (error) => this.logger.warn(`Authorize pool connection lost: ${error.message}`),
+      onConnectionError: (error) => this.log.warn(`Authorize pool connection lost: ${error.message}`),
     });
   }
 

@@ -21,14 +21,14 @@ import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
  */
 @Injectable()
 export class NatsLifecycle implements OnApplicationShutdown {
-  private readonly logger = new Logger(NatsLifecycle.name);
+  private readonly log = new Logger(NatsLifecycle.name);
 
   constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
 
   async onApplicationShutdown(): Promise<void> {
     if (this.nc.isClosed()) return;
     await this.nc.drain();
-    this.logger.log('NATS connection drained.');
+    this.log.log('NATS connection drained.');
   }
 }
 

@@ -10,6 +10,8 @@ export class DatabaseUnavailableError extends ServiceError {
   }
 }
 
+const log = new Logger('HistoryRpcErrorFilter');
+
 /**
  * History's NATS error filter: while Postgres cannot answer (stopped, restarting, out of
  * connections) a request is answered `unavailable` — retryable, the api answers 503 — instead of
@@ -17,13 +19,11 @@ export class DatabaseUnavailableError extends ServiceError {
  */
 @Catch()
 export class HistoryRpcErrorFilter extends RpcErrorFilter {
-  private readonly log = new Logger('HistoryRpcErrorFilter');
-
   override catch(exception: unknown, host: ArgumentsHost): Observable<RpcError> {
     if (!isDatabaseUnavailable(exception)) return super.catch(exception, host);
     // The code only: a Prisma message may quote the call's arguments.
     const code = (exception as { code?: unknown }).code;
-    this.log.warn(`Database unavailable (${String(code)}), request answered "unavailable".`);
+    log.warn(`Database unavailable (${String(code)}), request answered "unavailable".`);
     return super.catch(new DatabaseUnavailableError(), host);
   }
 }

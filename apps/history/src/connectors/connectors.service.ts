@@ -44,7 +44,7 @@ function checkLabel(field: string, value: unknown, required: boolean): void {
 
 @Injectable()
 export class ConnectorsService implements OnApplicationBootstrap {
-  private readonly logger = new Logger(ConnectorsService.name);
+  private readonly log = new Logger(ConnectorsService.name);
 
   constructor(
     private readonly connectors: ConnectorsRepository,
@@ -100,7 +100,7 @@ export class ConnectorsService implements OnApplicationBootstrap {
     );
     if (!connector) throw new ConnectorLimitError();
     const id = connector.id.toString();
-    this.logger.log(`Connector ${id} enrolled for actor ${actorId}.`);
+    this.log.log(`Connector ${id} enrolled for actor ${actorId}.`);
     this.grants.changed(actorId);
     return this.credentialsReply(connector, creds);
   }
@@ -116,7 +116,7 @@ export class ConnectorsService implements OnApplicationBootstrap {
       return user?.publicKey ?? null;
     });
     if (!rotated) throw new ConnectorNotFoundError();
-    this.logger.log(`Connector ${edgeId} of actor ${actorId} got new credentials.`);
+    this.log.log(`Connector ${edgeId} of actor ${actorId} got new credentials.`);
     await this.revoked(edgeId, rotated.revokedKey);
     return this.credentialsReply(rotated.connector, creds);
   }
@@ -127,7 +127,7 @@ export class ConnectorsService implements OnApplicationBootstrap {
     if (id === null) throw new ConnectorNotFoundError();
     const deleted = await this.connectors.delete(requireActorId(actorId), id);
     if (!deleted) throw new ConnectorNotFoundError();
-    this.logger.log(`Connector ${edgeId} of actor ${actorId} deleted.`);
+    this.log.log(`Connector ${edgeId} of actor ${actorId} deleted.`);
     this.grants.changed(actorId);
     await this.revoked(edgeId, deleted.revokedKey);
     return { connector: toRecord(deleted.connector) };
@@ -160,9 +160,7 @@ export class ConnectorsService implements OnApplicationBootstrap {
     try {
       await this.publishRevocations();
     } catch (error) {
-      this.logger.error(
-        `Revocation list not pushed after edge ${edgeId} changed: ${(error as Error).message}`,
-      );
+      this.log.error(`Revocation list not pushed after edge ${edgeId} changed: ${(error as Error).message}`);
     }
   }
 

@@ -14,7 +14,7 @@ import type { EdgeAuthoritySettings } from './edge-authority.config.js';
 
 @Injectable()
 export class EdgeAuthority implements OnModuleDestroy {
-  private readonly logger = new Logger(EdgeAuthority.name);
+  private readonly log = new Logger(EdgeAuthority.name);
   private readonly settings: EdgeAuthoritySettings | null;
   private system?: Promise<NatsConnection>;
 
@@ -52,7 +52,7 @@ export class EdgeAuthority implements OnModuleDestroy {
       revocations,
     });
     await pushAccountJwt(await this.systemConnection(), jwt);
-    this.logger.log(`Account JWT pushed with ${Object.keys(revocations).length} revoked edge users.`);
+    this.log.log(`Account JWT pushed with ${Object.keys(revocations).length} revoked edge users.`);
   }
 
   private systemConnection(): Promise<NatsConnection> {

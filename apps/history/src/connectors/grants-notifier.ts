@@ -11,7 +11,7 @@ import { SUBJECTS } from '../common/tokens.js';
  */
 @Injectable()
 export class GrantsNotifier {
-  private readonly logger = new Logger(GrantsNotifier.name);
+  private readonly log = new Logger(GrantsNotifier.name);
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -24,7 +24,7 @@ export class GrantsNotifier {
       this.nc.publish(this.subjects.grantsChanged, encodeJson(notice));
     } catch (error) {
       // The change itself is committed; only the early invalidation is lost.
-      this.logger.warn(`Grants-changed notice for actor ${actorId} not sent: ${(error as Error).message}`);
+      this.log.warn(`Grants-changed notice for actor ${actorId} not sent: ${(error as Error).message}`);
     }
   }
 
@@ -35,7 +35,7 @@ export class GrantsNotifier {
       this.nc.publish(this.subjects.edgeCredentialsChanged, encodeJson(notice));
     } catch (error) {
       // The routers' cache expires on its own (a few seconds); only the early drop is lost.
-      this.logger.warn(`Credentials notice for edge ${edgeId} not sent: ${(error as Error).message}`);
+      this.log.warn(`Credentials notice for edge ${edgeId} not sent: ${(error as Error).message}`);
     }
   }
 }

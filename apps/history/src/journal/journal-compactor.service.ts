@@ -24,7 +24,7 @@ export interface CompactionRun {
  */
 @Injectable()
 export class JournalCompactor extends PeriodicWorker {
-  private readonly logger = new Logger(JournalCompactor.name);
+  private readonly log = new Logger(JournalCompactor.name);
   private running: Promise<CompactionRun> | undefined;
   private failing = false;
 
@@ -63,13 +63,13 @@ export class JournalCompactor extends PeriodicWorker {
     if (this.stopped || this.running) return;
     try {
       const run = await this.runOnce();
-      if (this.failing) this.logger.log('Journal compaction works again.');
+      if (this.failing) this.log.log('Journal compaction works again.');
       this.failing = false;
       if (run.compacted > 0) {
-        this.logger.log(`Compacted ${run.compacted} session journals (${run.rowsDeleted} rows).`);
+        this.log.log(`Compacted ${run.compacted} session journals (${run.rowsDeleted} rows).`);
       }
     } catch (error) {
-      if (!this.failing) this.logger.warn(`Journal compaction failed: ${(error as Error).message}`);
+      if (!this.failing) this.log.warn(`Journal compaction failed: ${(error as Error).message}`);
       this.failing = true;
     }
   }

@@ -116,7 +116,7 @@ function valid<T>(parsed: { success: true; data: T } | { success: false; error: 
  */
 @Injectable()
 export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(JournalConsumer.name);
+  private readonly log = new Logger(JournalConsumer.name);
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly batcher: SessionBatcher<JsMsg>;
@@ -147,7 +147,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       (batches) =>
         this.handleBatch(batches.map((batch) => batch.items)).catch((error: unknown) => {
           // handleBatch settles every message itself; this is a bug guard, not a retry path.
-          this.logger.error(`Journal batch failed: ${(error as Error).message}`);
+          this.log.error(`Journal batch failed: ${(error as Error).message}`);
           for (const batch of batches) for (const msg of batch.items) msg.nak(NAK_BASE_DELAY_MS);
         }),
     );
@@ -165,7 +165,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     };
     this.messages = await consumeDurable(this.nc, jsm, stream, durable, settings);
     this.loop = this.run(this.messages);
-    this.logger.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
+    this.log.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
 
   /** Stops pulling, waits for the batches in hand to be stored and acked, and releases the rest. */
@@ -178,7 +178,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     // Pulled but not started: handed back at once (a plain nak) for this or another replica.
     for (const msg of this.batcher.takeQueued()) msg.nak();
     await this.batcher.idle();
-    this.logger.log('Journal consumer stopped.');
+    this.log.log('Journal consumer stopped.');
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
@@ -240,7 +240,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         this.settle(entries[0]!.msg, error, started);
         return;
       }
-      this.logger.warn(
+      this.log.warn(
         `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
       );
       for (const entry of entries) await this.store([entry], performance.now());
@@ -365,7 +365,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     recordHistoryWrite(performance.now() - started, 'failed');
     const reason = permanentReason(error);
     if (reason !== null) {
-      this.logger.error(`Journal message ${msg.seq} on ${msg.subject} dropped: ${reason}.`);
+      this.log.error(`Journal message ${msg.seq} on ${msg.subject} dropped: ${reason}.`);
       // No reason argument: servers before 2.10.4 do not parse `+TERM <reason>` and would leave
       // the message pending; the reason is in the log line above.
       msg.term();
@@ -373,11 +373,11 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const delay = redeliveryDelay(msg.info.deliveryCount, NAK_BASE_DELAY_MS, NAK_MAX_DELAY_MS);
     if (error instanceof JournalOutOfOrderError) {
-      this.logger.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
+      this.log.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
       msg.nak(delay);
       return;
     }
-    this.logger.warn(
+    this.log.warn(
       `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${msg.info.deliveryCount}), retrying in ${delay} ms: ${(error as Error).message}`,
     );
     msg.nak(delay);

@@ -63,7 +63,7 @@ export type BatchEntryOutcome = PersistOutcome | 'out_of_order' | { unstorable: 
 
 @Injectable()
 export class JournalService {
-  private readonly logger = new Logger(JournalService.name);
+  private readonly log = new Logger(JournalService.name);
 
   constructor(
     private readonly journal: JournalRepository,
@@ -199,7 +199,7 @@ export class JournalService {
     try {
       return this.sealedPage(key, this.cipher.decryptJson<EdgeAgentResult>(payload, Aad.payload(key)));
     } catch (error) {
-      this.logger.warn(
+      this.log.warn(
         `Session ${key.sessionId}: stored snapshot unreadable, window not archived: ${(error as Error).message}`,
       );
       return null;
@@ -214,7 +214,7 @@ export class JournalService {
 
   private logNoAccess(outcomes: readonly BatchOutcome[], sessionId: string, accessId: string): void {
     if (outcomes.includes('no_access')) {
-      this.logger.debug(`Session ${sessionId} rows not stored: access ${accessId} is gone.`);
+      this.log.debug(`Session ${sessionId} rows not stored: access ${accessId} is gone.`);
     }
   }
 

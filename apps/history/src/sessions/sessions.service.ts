@@ -37,7 +37,7 @@ function toSummary(
 
 @Injectable()
 export class SessionsService {
-  private readonly logger = new Logger(SessionsService.name);
+  private readonly log = new Logger(SessionsService.name);
 
   constructor(
     private readonly sessions: SessionsRepository,
@@ -76,7 +76,7 @@ export class SessionsService {
       return toSummary(row, stored, title);
     } catch (error) {
       if (!(error instanceof HistoryDecryptError)) throw error;
-      this.logger.error(error.message);
+      this.log.error(error.message);
       return toSummary(row, {}, null);
     }
   }

@@ -36,14 +36,14 @@ export class SessionStateUnavailableError extends ServiceError {
   }
 }
 
+const log = new Logger('RouterRpcErrorFilter');
+
 /** The router's NATS error filter: a Redis outage answers `unavailable`, everything else as usual. */
 @Catch()
 export class RouterRpcErrorFilter extends RpcErrorFilter {
-  private readonly log = new Logger('RouterRpcErrorFilter');
-
   override catch(exception: unknown, host: ArgumentsHost): Observable<RpcError> {
     if (!isRedisUnavailable(exception)) return super.catch(exception, host);
-    this.log.warn(`Redis unavailable, request answered "unavailable": ${(exception as Error).message}`);
+    log.warn(`Redis unavailable, request answered "unavailable": ${(exception as Error).message}`);
     return super.catch(new SessionStateUnavailableError(), host);
   }
 }

@@ -37,7 +37,7 @@ export interface ConnectionSink {
 const lenient = (params: unknown): JsonObject => (isObject(params) ? params : {});
 
 export class AcpConnection {
-  private readonly logger = new Logger(AcpConnection.name);
+  private readonly log = new Logger(AcpConnection.name);
   private sink: ConnectionSink | undefined;
   private connection!: acp.ClientConnection;
   private inFlight = 0;
@@ -166,7 +166,7 @@ export class AcpConnection {
     if (this.closeReason !== undefined) return;
     this.closeReason = reason;
     if (reason !== 'closed_by_client') {
-      this.logger.warn(`ACP agent process ${this.process.pid ?? '(none)'} ended its connection: ${reason}`);
+      this.log.warn(`ACP agent process ${this.process.pid ?? '(none)'} ended its connection: ${reason}`);
       void this.process.stop();
     }
     this.sink?.onClosed(reason);

@@ -76,7 +76,7 @@ function offeredModels(result: unknown): { models: AgentModel[]; current?: strin
 
 export class AcpSession extends DriverSession implements AgentSession, ConnectionSink {
   readonly capabilities: DriverCapabilities;
-  protected readonly logger = new Logger(AcpSession.name);
+  protected readonly log = new Logger(AcpSession.name);
   private readonly mapper: AcpEventMapper;
   private readonly pending = new Map<string, PendingPermission>();
   private readonly unknownKinds = new Set<string>();
@@ -242,7 +242,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     }
     this.cancelTimer ??= setTimeout(() => {
       if (this.mapper.currentTurn !== turnId || this.ended) return;
-      this.logger.warn(`ACP session ${this.sessionId} did not end a cancelled turn; closing it.`);
+      this.log.warn(`ACP session ${this.sessionId} did not end a cancelled turn; closing it.`);
       this.onClosed('closed_by_client');
       void this.connection.stop();
     }, CANCEL_GRACE_MS);
@@ -297,7 +297,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
 
   onPermission(params: JsonObject): Promise<acp.RequestPermissionResponse> {
     const refuse = (why: string): Promise<acp.RequestPermissionResponse> => {
-      this.logger.warn(`Cancelled a permission request of ACP session ${this.sessionId || '(none)'}: ${why}`);
+      this.log.warn(`Cancelled a permission request of ACP session ${this.sessionId || '(none)'}: ${why}`);
       return Promise.resolve(CANCELLED);
     };
     const turnId = this.mapper.currentTurn;
@@ -313,7 +313,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     const rejectOnce = optionOf('reject_once')?.optionId as string | undefined;
     if (!this.options.saved) {
       // Transient sessions are never asked (reference §9.16): the call is declined outright.
-      this.logger.warn(`Declined a permission request of transient ACP session ${this.sessionId}.`);
+      this.log.warn(`Declined a permission request of transient ACP session ${this.sessionId}.`);
       return Promise.resolve(
         rejectOnce ? { outcome: { outcome: 'selected', optionId: rejectOnce } } : CANCELLED,
       );
@@ -351,7 +351,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     clearTimeout(this.cancelTimer);
     this.answerPending();
     if (this.closing || !this.ready) return;
-    this.logger.warn(`ACP session ${this.sessionId} ended: ${reason}`);
+    this.log.warn(`ACP session ${this.sessionId} ended: ${reason}`);
     this.emit({ type: 'closed', reason });
   }
 
@@ -359,7 +359,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     if (this.unknownKinds.size >= UNKNOWN_KINDS_LOGGED_MAX || this.unknownKinds.has(kind)) return;
     this.unknownKinds.add(kind);
     // The kind is agent-chosen text: only its length is logged.
-    this.logger.warn(`ACP session ${this.sessionId} ignored an unknown update kind (${kind.length} chars).`);
+    this.log.warn(`ACP session ${this.sessionId} ignored an unknown update kind (${kind.length} chars).`);
   }
 
   /** Answers every open permission request `cancelled` and ends its activity. */

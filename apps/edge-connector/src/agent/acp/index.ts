@@ -49,7 +49,7 @@ const ROOT_REFUSAL = 'ACP agents are not launched for the root account';
 
 class AcpDriver implements AgentDriver {
   readonly kind = 'acp';
-  private readonly logger = new Logger(AcpDriver.name);
+  private readonly log = new Logger(AcpDriver.name);
   private readonly known = new Map<string, AcpInstallation>();
   private readonly spares = new Map<string, Promise<AcpConnection>>();
   private geminiHomeReady: Promise<void> | undefined;
@@ -176,7 +176,7 @@ class AcpDriver implements AgentDriver {
       },
       () => {
         if (this.spares.get(id) === spare) this.spares.delete(id);
-        this.logger.warn(`A spare ${entry.spec.kind} process did not start.`);
+        this.log.warn(`A spare ${entry.spec.kind} process did not start.`);
       },
     );
   }

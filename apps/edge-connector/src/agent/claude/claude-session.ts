@@ -68,7 +68,7 @@ export interface ClaudeSessionLaunch {
 
 export class ClaudeSession extends ProcessDriverSession implements AgentSession {
   readonly capabilities = CAPABILITIES;
-  protected readonly logger = new Logger(ClaudeSession.name);
+  protected readonly log = new Logger(ClaudeSession.name);
   private stream!: ClaudeStream;
   private turns!: ClaudeTurns;
   private models: AgentModel[] = [];
@@ -222,7 +222,7 @@ export class ClaudeSession extends ProcessDriverSession implements AgentSession 
     this.ended = true;
     if (this.closing) return;
     // Before `ready` the failure is the open's own error; after it, the session learns it here.
-    if (this.ready) this.logger.warn(`Claude session ${this.sessionId} ended: ${reason}`);
+    if (this.ready) this.log.warn(`Claude session ${this.sessionId} ended: ${reason}`);
     this.stream.close(reason);
     // A CLI that broke the protocol gets no graceful exit: its output can no longer be trusted.
     void (reason === 'stream_ended' ? this.process.stop() : this.process.kill());

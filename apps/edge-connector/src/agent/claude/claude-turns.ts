@@ -48,7 +48,7 @@ export interface ClaudeTurnsOptions {
 }
 
 export class ClaudeTurns {
-  private readonly logger = new Logger(ClaudeTurns.name);
+  private readonly log = new Logger(ClaudeTurns.name);
   private readonly pending = new Map<string, PendingQuestion>();
   /** Tools of the current turn, so their results can be told apart from other content. */
   private readonly tools = new Map<string, string>();
@@ -257,7 +257,7 @@ export class ClaudeTurns {
 
   private deny(requestId: string, toolUseId: unknown, message: string, why: string): void {
     if (why !== 'answered')
-      this.logger.warn(`Denied a permission question of Claude session ${this.options.sessionId}: ${why}`);
+      this.log.warn(`Denied a permission question of Claude session ${this.options.sessionId}: ${why}`);
     if (validNativeId(toolUseId) && this.declined.size < TOOLS_PER_TURN_MAX) this.declined.add(toolUseId);
     this.options.respond(requestId, { behavior: 'deny', message });
   }

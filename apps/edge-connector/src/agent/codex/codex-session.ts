@@ -65,7 +65,7 @@ export interface CodexSessionLaunch {
 
 export class CodexSession extends ProcessDriverSession implements AgentSession {
   readonly capabilities = CAPABILITIES;
-  protected readonly logger = new Logger(CodexSession.name);
+  protected readonly log = new Logger(CodexSession.name);
   private readonly pendingRequests = new Map<string, PendingServerRequest>();
   private rpc!: JsonRpcConnection;
   private thread = '';
@@ -257,7 +257,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
       // Only saved-access sessions may be asked; the rest fail closed [§3 approvals].
       if (!this.ready || !this.options.saved || !check.ok || this.pendingRequests.has(key)) {
         if (!this.pendingRequests.has(key)) {
-          this.logger.warn(
+          this.log.warn(
             `Declined an approval request of thread ${this.thread}: ${check.ok ? 'not allowed' : check.reason}`,
           );
           this.answerOrStop(this.rpc.respond(id, { decision: 'decline' }));
@@ -272,7 +272,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
       const check = checkInputRequest(id, params, this.thread);
       if (!this.ready || !this.options.saved || !check.ok || this.pendingRequests.has(key)) {
         if (!this.pendingRequests.has(key)) {
-          this.logger.warn(
+          this.log.warn(
             `Refused an input request of thread ${this.thread}: ${check.ok ? 'not allowed' : check.reason}`,
           );
           this.answerOrStop(this.rpc.respondError(id, METHOD_NOT_FOUND, 'input request refused'));
@@ -300,7 +300,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
     if (this.ended) return;
     this.ended = true;
     if (this.closing) return;
-    this.logger.warn(`Codex session of thread ${this.thread || '(none)'} ended: ${reason}`);
+    this.log.warn(`Codex session of thread ${this.thread || '(none)'} ended: ${reason}`);
     this.rpc.close(reason === 'process_exited' ? 'stream_ended' : reason);
     void this.process.stop();
     this.pendingRequests.clear();
