@@ -286,6 +286,33 @@ describe('router + history: stored sessions', () => {
     await expect(route({ action: 'resume', session_id: session })).resolves.toEqual(result('not_found'));
   });
 
+  it('refuses a send to a session deleted while its edge was away, and deletes the edge copy', async () => {
+    const { session, edge: before, sessions, journal } = await journaledSession();
+    await route({ action: 'send', session_id: session, text: 'first round' });
+    await journal(session);
+    // The edge goes away with the session live, and the owner deletes it meanwhile.
+    const held = sessions.get(session)!;
+    before.stop();
+    await expect(route({ action: 'delete', session_id: session })).resolves.toEqual(
+      result('ok', { history_persistent: true }),
+    );
+    // Back, still holding the live session.
+    const { edge, sessions: back } = scriptedEdge();
+    back.set(session, held);
+    await edge.ready();
+    try {
+      await expect(route({ action: 'send', session_id: session, text: 'still there?' })).resolves.toEqual(
+        result('not_found'),
+      );
+      // Nothing reached the agent; the edge was told to delete its copy.
+      expect(edge.actions()).toEqual(['delete']);
+      expect(back.has(session)).toBe(false);
+      await expect(route({ action: 'poll', session_id: session })).resolves.toEqual(result('not_found'));
+    } finally {
+      edge.stop();
+    }
+  });
+
   it('refuses to decrypt a payload copied to another scope', async () => {
     const source = sessionId();
     const target = sessionId();

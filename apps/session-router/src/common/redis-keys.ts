@@ -35,6 +35,13 @@ export class RedisKeys {
   titleOverride(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:title`;
   }
+  /**
+   * Set when the session was deleted with saved history: a send is refused without history and
+   * the edge's copy is deleted again (an edge offline at the delete still holds it).
+   */
+  deleted(sessionId: string): string {
+    return `${this.namespace}:{${sessionId}}:deleted`;
+  }
   /** The session's runtime fence: a counter bumped each time its runtime is (re)started. */
   fence(sessionId: string): string {
     return `${this.namespace}:{${sessionId}}:fence`;

@@ -40,6 +40,12 @@ export function historyScope(rpc: EdgeAgentRPCRequest): HistorySessionScope | nu
   return { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, session_id: sessionId };
 }
 
+/** The same session on the same edge, asked to `stop` or `delete` its live copy. */
+function liveTarget(rpc: EdgeAgentRPCRequest, action: 'stop' | 'delete'): EdgeAgentRPCRequest {
+  const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
+  return { ...rpc, request: { edge_id: edgeId, session_id: sessionId, access_id: accessId, action } };
+}
+
 /**
  * The Manager side of durable history for one action (reference §2.3 resume, send, rename,
  * delete, discard, transcript; §4 offline behaviour): history is asked before or after the edge
@@ -105,16 +111,22 @@ export class StoredSessionsService {
   async send(rpc: EdgeAgentRPCRequest, dispatch: DispatchOptions = {}): Promise<EdgeReply> {
     const scope = historyScope(rpc);
     if (!scope) return this.edge.call(rpc, dispatch);
-    let journaled: number;
+    let standing;
     try {
-      journaled = await this.journal.journaledRevision(scope.session_id);
+      standing = await this.journal.sendStanding(scope.session_id);
     } catch (error) {
       this.log.warn(
         `Journal head of session ${scope.session_id} unreadable, send refused: ${(error as Error).message}`,
       );
       return notDelivered(result('unavailable'));
     }
-    return this.edge.call(journaled > 0 ? { ...rpc, reset_revision: journaled } : rpc, dispatch);
+    if (standing.deleted) {
+      // Deleted while its edge was away: the edge's copy goes now, and nothing reaches the agent.
+      await this.edge.ask(liveTarget(rpc, 'delete'));
+      return notDelivered(result('not_found'));
+    }
+    const { revision } = standing;
+    return this.edge.call(revision > 0 ? { ...rpc, reset_revision: revision } : rpc, dispatch);
   }
 
   /** rename: a title override in history, answered with the archived view; live only without history. */
@@ -153,10 +165,11 @@ export class StoredSessionsService {
       return result('unavailable');
     }
     await this.titles.clear(scope.session_id).catch(() => undefined);
-    const { edge_id: edgeId, session_id: sessionId, access_id: accessId } = rpc.request;
-    const target = { edge_id: edgeId, session_id: sessionId, access_id: accessId };
-    await this.edge.ask({ ...rpc, request: { ...target, action: 'stop' } });
-    const live = await this.edge.ask({ ...rpc, request: { ...target, action: 'delete' } });
+    await this.journal.markDeleted(scope.session_id).catch((error: unknown) => {
+      this.log.warn(`Session ${scope.session_id} not marked deleted: ${(error as Error).message}`);
+    });
+    await this.edge.ask(liveTarget(rpc, 'stop'));
+    const live = await this.edge.ask(liveTarget(rpc, 'delete'));
     if (before === 'stored' || (before === 'missing' && live.status === 'ok')) {
       // After the live stop, so the rows that stop caused are (usually) announced before it.
       await this.announceDeleted(scope);

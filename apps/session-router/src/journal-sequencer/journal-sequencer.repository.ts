@@ -29,6 +29,8 @@ export interface SessionState {
    * follow it): the row lifecycle events compare with.
    */
   edgeStreamSequence?: number;
+  /** The session was deleted (saved history tombstoned) while Redis kept the marker. */
+  deleted: boolean;
 }
 
 export interface SessionMeta {
@@ -88,12 +90,13 @@ export class JournalSequencerRepository {
         this.keys.streamSequence(sessionId),
         this.keys.fence(sessionId),
         this.keys.edgeStreamSequence(sessionId),
+        this.keys.deleted(sessionId),
       )
       .hmget(this.keys.meta(sessionId), 'owner', 'edge', 'access')
       .exec()) as [Error | null, unknown][];
     for (const [error] of results) if (error) throw error;
-    const [revision, epoch, sequence, streamSequence, fence, edgeStreamSequence] = (results[0]?.[1] ??
-      []) as (string | null)[];
+    const [revision, epoch, sequence, streamSequence, fence, edgeStreamSequence, deleted] =
+      (results[0]?.[1] ?? []) as (string | null)[];
     const [owner, edge, access] = (results[1]?.[1] ?? []) as (string | null)[];
     const head =
       epoch &&
@@ -118,7 +121,13 @@ export class JournalSequencerRepository {
         edgeStreamSequence === null || edgeStreamSequence === undefined
           ? undefined
           : Number(edgeStreamSequence),
+      deleted: deleted !== null && deleted !== undefined,
     };
+  }
+
+  /** Marks the session deleted, for as long as its other state would be kept. */
+  async markDeleted(sessionId: string): Promise<void> {
+    await this.redis.set(this.keys.deleted(sessionId), '1', 'PX', SESSION_STATE_TTL_MS);
   }
 
   /**

@@ -134,15 +134,24 @@ export class JournalSequencerService {
   }
 
   /**
-   * The edge revision of the session's last journaled row (0: none yet), read without a lock:
-   * what a send may ask the edge to roll its window at. A head written meanwhile only makes the
-   * answer older, and the edge refuses to roll on an older revision than its own unless it knows
-   * the newer one journaled.
+   * What a send of a saved session needs from the journal, read without a lock: the edge
+   * revision of the last journaled row (0: none yet), the revision it may ask the edge to roll
+   * its window at (a head written meanwhile only makes it older, and the edge refuses to roll on
+   * an older revision than its own unless it knows the newer one journaled); and whether the
+   * session was deleted (`markDeleted`), all in one Redis round trip.
    */
-  async journaledRevision(sessionId: string): Promise<number> {
-    const { head } = await this.repository.state(sessionId);
-    if (head) return head.revision ?? 0;
-    return (await this.stream.last(sessionId))?.entry?.revision ?? 0;
+  async sendStanding(sessionId: string): Promise<{ revision: number; deleted: boolean }> {
+    const { head, deleted } = await this.repository.state(sessionId);
+    if (head) return { revision: head.revision ?? 0, deleted };
+    return { revision: (await this.stream.last(sessionId))?.entry?.revision ?? 0, deleted };
+  }
+
+  /**
+   * Remembers that the session was deleted. An edge offline at the delete still holds the live
+   * session when it returns; a send sees the mark, is refused and deletes that copy.
+   */
+  markDeleted(sessionId: string): Promise<void> {
+    return this.repository.markDeleted(sessionId);
   }
 
   /**
