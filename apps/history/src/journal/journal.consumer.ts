@@ -62,9 +62,20 @@ const JOURNAL_BATCH_MAX = 128;
 const JOURNAL_UNIT_MAX = 256;
 /** When a row's predecessor is missing on its first delivery, it is tried again after this. */
 const HOLE_RETRY_MS = 100;
-/** Retry delays after a failed save (database down, serialization failure): doubling, capped. */
+/**
+ * Retry delays after a failed save (database down, serialization failure): doubling, capped. The
+ * cap bounds how long history lags once Postgres is back: every row naked during an outage
+ * returns within it (a retry against a database that is still down fails fast).
+ */
 const NAK_BASE_DELAY_MS = 250;
-const NAK_MAX_DELAY_MS = 30_000;
+const NAK_MAX_DELAY_MS = 5_000;
+/**
+ * A row whose predecessor is not stored yet waits at most this long: the predecessor is in the
+ * stream and arrives on its own (or is filled from it), so waiting longer only delays the session.
+ */
+const OUT_OF_ORDER_MAX_DELAY_MS = 1_000;
+/** A failing row logs its first attempt and then every this many (an outage must not flood). */
+const WARN_EVERY_ATTEMPTS = 10;
 
 /** A message and what it parsed to. */
 interface Parsed {
@@ -371,15 +382,18 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       msg.term();
       return;
     }
-    const delay = redeliveryDelay(msg.info.deliveryCount, NAK_BASE_DELAY_MS, NAK_MAX_DELAY_MS);
+    const attempt = msg.info.deliveryCount;
     if (error instanceof JournalOutOfOrderError) {
       this.log.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
-      msg.nak(delay);
+      msg.nak(redeliveryDelay(attempt, HOLE_RETRY_MS, OUT_OF_ORDER_MAX_DELAY_MS));
       return;
     }
-    this.log.warn(
-      `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${msg.info.deliveryCount}), retrying in ${delay} ms: ${(error as Error).message}`,
-    );
+    const delay = redeliveryDelay(attempt, NAK_BASE_DELAY_MS, NAK_MAX_DELAY_MS);
+    if (attempt === 1 || attempt % WARN_EVERY_ATTEMPTS === 0) {
+      this.log.warn(
+        `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${attempt}), retrying in ${delay} ms: ${(error as Error).message}`,
+      );
+    }
     msg.nak(delay);
   }
 }
