@@ -231,6 +231,29 @@ describe('router idempotent mutations', () => {
     fake.stop();
   });
 
+  it('answers a send whose pending row cannot be stored without an outcome, so the same id runs on retry', async () => {
+    const fake = await edge();
+    const sid = await knownSession(fake.edgeId);
+    // A replica died holding the session's append lock: it lapses only after its TTL.
+    const lock = suite.redisKeys.appendLock(sid);
+    await suite.redis.set(lock, 'dead-replica', 'PX', 60_000);
+    const request = enveloped('send', { edge_id: fake.edgeId, session_id: sid, text: 'hello' });
+    const refused = await route(request);
+    // Nothing happened and nothing is recorded: no operation, the answer of a router that never answered.
+    expect(refused).toEqual(result('unavailable', { session_id: sid }));
+    expect(fake.count('send')).toBe(0);
+    expect(await submissionStates(sid)).toEqual([]);
+    expect(await records(sid)).toEqual([]);
+
+    await suite.redis.del(lock);
+    const retried = await route(request);
+    expect(retried.status).toBe('ok');
+    expect(retried.operation).toMatchObject({ replayed: false, submission: { dispatch_state: 'accepted' } });
+    expect(fake.count('send')).toBe(1);
+    fake.stop();
+    // The refused attempt waits out the append lock's acquire bound (5 s) first.
+  }, 20_000);
+
   it('gives concurrent duplicates on two replicas one effect', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));

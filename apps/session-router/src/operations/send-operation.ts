@@ -43,7 +43,10 @@ export class SendOperation {
           submitted_at: Date.now(),
         };
     if (!resent && !(await this.journalPending(run, pending))) {
-      return result('unavailable', { session_id: sessionId, operation: runOutcome(run) });
+      // Nothing happened and nothing is recorded (the ledger record was dropped): answered like
+      // a router that never answered, without `operation`, so a client retries the same id
+      // (docs/contract.md "Statuses"). An operation here would read as a recorded outcome.
+      return result('unavailable', { session_id: sessionId });
     }
     const dispatched = await this.dispatcher.dispatch(run);
     const { delivery, lostClaim } = dispatched;
