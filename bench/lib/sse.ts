@@ -7,6 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { SseParser } from '../../test/support/sse-parser.js';
 
 export interface SseSpec {
   /** `http://host:port` of the api. */
@@ -65,7 +66,9 @@ interface Stream {
   index: number;
   req?: ClientRequest;
   res?: IncomingMessage;
-  buffer: string;
+  parser: SseParser;
+  /** When the chunk being parsed arrived (the receive time of the events it completes). */
+  received: number;
   /** Newest emit time shown for the session, and the assistant item's revision then. */
   lastEmitted: number;
   lastItemRevision: number;
@@ -92,14 +95,18 @@ async function subscribe(spec: SseSpec): Promise<void> {
     new Promise<void>((resolve) => process.send!(message, () => resolve()));
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   const base = new URL(spec.apiUrl);
-  const streams: Stream[] = spec.sessions.map((_, index) => ({
-    index,
-    buffer: '',
-    lastEmitted: 0,
-    lastItemRevision: 0,
-    closed: false,
-    openedAt: 0,
-  }));
+  const streams: Stream[] = spec.sessions.map((_, index) => {
+    const stream: Stream = {
+      index,
+      parser: new SseParser((event) => onEvent(stream, event.type, event.data, stream.received)),
+      received: 0,
+      lastEmitted: 0,
+      lastItemRevision: 0,
+      closed: false,
+      openedAt: 0,
+    };
+    return stream;
+  });
   const events: Record<string, number> = {};
   const statuses: Record<string, number> = {};
   const batches: BatchRecord[] = [];
@@ -138,20 +145,8 @@ async function subscribe(spec: SseSpec): Promise<void> {
   };
 
   const parse = (stream: Stream, chunk: string, received: number) => {
-    stream.buffer += chunk;
-    let end: number;
-    while ((end = stream.buffer.indexOf('\n\n')) !== -1) {
-      const block = stream.buffer.slice(0, end);
-      stream.buffer = stream.buffer.slice(end + 2);
-      let type = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        if (line.startsWith('event: ')) type = line.slice(7);
-        else if (line.startsWith('data: ')) data.push(line.slice(6));
-      }
-      if (data.length > 0) onEvent(stream, type, data.join('\n'), received);
-    }
+    stream.received = received;
+    stream.parser.push(chunk);
   };
 
   /** Resolves true once the stream answered 200, false when it could not be opened in time. */
