@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 /**
  * Title overrides cached beside the session's other Redis state, so every live reply can carry
@@ -10,12 +8,7 @@ import { REDIS } from '../common/tokens.js';
  * sessions list, archived views and resume seeds); this cache lives as long as the session state.
  */
 @Injectable()
-export class TitleOverrideRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class TitleOverrideRepository extends RedisRepository {
   get(sessionId: string): Promise<string | null> {
     return this.redis.get(this.keys.titleOverride(sessionId));
   }

@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 /** Where a session's journal stands: epoch, last row's sequence and its stream sequence. */
 export interface JournalHead {
@@ -74,12 +72,7 @@ return 0
 `);
 
 @Injectable()
-export class JournalSequencerRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class JournalSequencerRepository extends RedisRepository {
   async state(sessionId: string): Promise<SessionState> {
     const results = (await this.redis
       .pipeline()

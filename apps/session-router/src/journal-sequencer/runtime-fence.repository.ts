@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 /** The cached fence, or `seed` written when Redis has none (a lost cache is re-seeded, never reset). */
 const SEED = new LuaScript(`
@@ -27,12 +25,7 @@ return fence
  * carry it, so a lost counter is re-seeded from the last row's fence.
  */
 @Injectable()
-export class RuntimeFenceRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class RuntimeFenceRepository extends RedisRepository {
   async cached(sessionId: string): Promise<number | null> {
     const value = await this.redis.get(this.keys.fence(sessionId));
     return value === null ? null : Number(value);

@@ -1,10 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import { Limits } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
-import { LEASE_INDEX_SHARDS, RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { LEASE_INDEX_SHARDS } from '../common/redis-keys.js';
 import { leaseDueAt } from './lease-policy.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 export interface LeaseTouch {
   sessionId: string;
@@ -70,12 +69,7 @@ return 1
 const LEASE_HASH_TTL_MS = Limits.SAVED_SESSION_MAX_AGE_MS + 60 * 60_000;
 
 @Injectable()
-export class LeasesRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class LeasesRepository extends RedisRepository {
   async touch(touch: LeaseTouch): Promise<number> {
     const saved = Boolean(touch.accessId);
     const created = Number(

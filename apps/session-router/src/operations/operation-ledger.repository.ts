@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import type { EdgeAgentResult } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 /** A record's life: admitted `pending`, then settled once (`unknown` may still be recorded by a takeover). */
 export type OperationState = 'pending' | 'succeeded' | 'failed' | 'unknown';
@@ -182,12 +180,7 @@ export function newClaim(): string {
 
 /** The operation ledger in Redis (docs/contract.md "Idempotent mutations"). */
 @Injectable()
-export class OperationLedgerRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class OperationLedgerRepository extends RedisRepository {
   private recordKeys(sessionId: string, operationId: string): string[] {
     return [
       this.keys.operation(sessionId, operationId),

@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
+import { Injectable } from '@nestjs/common';
 import { Limits, type PromptResolution } from '#contracts';
 import { LuaScript } from '../common/lua-script.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 /** A prompt the router has no answer for is pending at revision 1; answered, it is revision 2. */
 export const PROMPT_PENDING_REVISION = 1;
@@ -52,12 +50,7 @@ export interface PromptAnswer {
 }
 
 @Injectable()
-export class PromptRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class PromptRepository extends RedisRepository {
   async resolve(answer: PromptAnswer): Promise<PromptClaim> {
     const reply = (await RESOLVE.run(
       this.redis,

@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
-import { RedisKeys } from '../common/redis-keys.js';
+import { Injectable } from '@nestjs/common';
 import { parsePresence, type PresenceRecord } from '../common/presence-record.js';
-import { REDIS } from '../common/tokens.js';
+import { RedisRepository } from '../common/redis-repository.js';
 
 export type { PresenceRecord } from '../common/presence-record.js';
 
@@ -10,12 +8,7 @@ export type { PresenceRecord } from '../common/presence-record.js';
 const LEAVING_RECORD_MS = 10_000;
 
 @Injectable()
-export class PresenceRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class PresenceRepository extends RedisRepository {
   /** The key lives as long as the edge keeps sending heartbeats; silence makes it offline. */
   async record(edgeId: string, record: PresenceRecord): Promise<void> {
     const ttl = record.leaving ? LEAVING_RECORD_MS : record.ttl_ms;

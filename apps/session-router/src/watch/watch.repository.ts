@@ -1,7 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '../common/redis-client.js';
-import { RedisKeys } from '../common/redis-keys.js';
-import { REDIS } from '../common/tokens.js';
+import { Injectable } from '@nestjs/common';
+import { RedisRepository } from '../common/redis-repository.js';
 
 export interface StoredRevision {
   revision: number;
@@ -9,12 +7,7 @@ export interface StoredRevision {
 }
 
 @Injectable()
-export class WatchRepository {
-  constructor(
-    @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly keys: RedisKeys,
-  ) {}
-
+export class WatchRepository extends RedisRepository {
   /** The session's stored revision, or null when Redis does not know it (new, or flushed). */
   async revision(sessionId: string): Promise<StoredRevision | null> {
     const [[revError, revision], [metaError, closed]] = (await this.redis
