@@ -162,6 +162,42 @@ export async function finishDirs(
   return truncated;
 }
 
+/** Sources every single-agent discovery reports besides its own. */
+export type CommonSource = 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
+
+/** What a single-agent discovery (Codex, Claude Code) adds to the common places. */
+export interface AgentDirs<S extends string> {
+  /** Folders after PATH, npm and the standard ones: an app bundle, an old local install. */
+  extra?: (home: string | undefined) => CandidateDir<S>[];
+  /**
+   * Folders inside Volta's home: Volta's own `bin` holds a shim (a wrapper), its package image the
+   * real entry point.
+   */
+  volta: (voltaHome: string) => CandidateDir<'volta'>[];
+  bounds: DirBounds;
+}
+
+/**
+ * Every directory a single-agent discovery looks in, in priority order, cut to the bounds and
+ * without repeats: PATH and npm, the standard folders, the agent's own, Volta, nvm, fnm.
+ */
+export async function agentCandidateDirs<S extends string>(
+  input: DiscoveryInput,
+  layout: AgentDirs<S>,
+): Promise<{ dirs: CandidateDir<S | CommonSource>[]; truncated: boolean }> {
+  const { env } = input;
+  const home = homeDir(env);
+  const dirs: CandidateDir<S | CommonSource>[] = [
+    ...pathAndNpmDirs(input),
+    ...standardDirs(home),
+    ...(layout.extra?.(home) ?? []),
+  ];
+  const volta = voltaHome(env, home);
+  if (volta) dirs.push(...layout.volta(volta));
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), layout.bounds);
+  return { dirs: uniqueDirs(dirs), truncated };
+}
+
 /** `dirs` without repeats, first place kept. */
 export function uniqueDirs<S extends string>(dirs: CandidateDir<S>[]): CandidateDir<S>[] {
   const seen = new Set<string>();

@@ -8,18 +8,12 @@ import path from 'node:path';
 import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
-  type CandidateDir,
+  agentCandidateDirs,
+  type AgentDirs,
+  type CommonSource,
   type DiscoveryInput,
-  finishDirs,
-  fnmRoots,
-  homeDir,
   InstallationCollector,
   installationHash,
-  nvmDir,
-  pathAndNpmDirs,
-  standardDirs,
-  uniqueDirs,
-  voltaHome,
 } from '../install-discovery.js';
 import {
   DISCOVERY_DIRS_MAX,
@@ -30,9 +24,7 @@ import {
 
 export const CLAUDE_KIND = 'claude';
 
-const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
-
-type Source = 'explicit' | 'path' | 'npm' | 'standard' | 'volta' | 'nvm' | 'fnm';
+type Source = CommonSource | 'explicit';
 
 /** The reference's identity: the kind is part of it, so a Codex and a Claude path never collide. */
 export function claudeInstallationId(candidatePath: string, resolvedPath: string): string {
@@ -90,35 +82,23 @@ export async function resolveClaudeFile(
   }
 }
 
-/** Every `claude` file to look at, in priority order, with the source each one reports. */
-async function candidates(input: DiscoveryInput): Promise<{ files: [string, Source][]; truncated: boolean }> {
-  const { env } = input;
-  const home = homeDir(env);
-  const dirs: CandidateDir<Source>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
-  if (home) {
-    // The native installer links `~/.local/bin/claude` (a standard dir); the old "local" install keeps
-    // the package under `~/.claude/local` behind a wrapper script, so its package bin is looked at.
-    dirs.push([path.join(home, '.claude', 'local', 'node_modules', '.bin'), 'standard']);
-  }
-  const volta = voltaHome(env, home);
-  if (volta) {
-    // `~/.volta/bin/claude` is the volta shim; the package image holds the real binary.
-    dirs.push([
-      path.join(volta, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'),
-      'volta',
-    ]);
-  }
-  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), DISCOVERY_BOUNDS);
-  const files = uniqueDirs(dirs).map(([dir, source]): [string, Source] => [path.join(dir, 'claude'), source]);
-  return { files, truncated };
-}
+/** Where Claude Code lives besides the common places. */
+const CLAUDE_DIRS: AgentDirs<'standard'> = {
+  // The native installer links `~/.local/bin/claude` (a standard dir); the old "local" install keeps
+  // the package under `~/.claude/local` behind a wrapper script, so its package bin is looked at.
+  extra: (home) => (home ? [[path.join(home, '.claude', 'local', 'node_modules', '.bin'), 'standard']] : []),
+  // `~/.volta/bin/claude` is the volta shim; the package image holds the real binary.
+  volta: (volta) => [
+    [path.join(volta, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'), 'volta'],
+  ],
+  bounds: { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX },
+};
 
 export async function discoverClaude(input: DiscoveryInput): Promise<DiscoveryResult> {
   const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
-  const found = await candidates(input);
-  const files: [string, Source][] = input.explicitPath
-    ? [[path.resolve(input.explicitPath), 'explicit'], ...found.files]
-    : found.files;
+  const found = await agentCandidateDirs(input, CLAUDE_DIRS);
+  const files: [string, Source][] = found.dirs.map(([dir, source]) => [path.join(dir, 'claude'), source]);
+  if (input.explicitPath) files.unshift([path.resolve(input.explicitPath), 'explicit']);
   for (const [candidate, source] of files) {
     const kept = await collector.add(
       async () => (await resolveClaudeFile(candidate))?.path,

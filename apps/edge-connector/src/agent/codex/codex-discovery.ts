@@ -4,19 +4,13 @@ import path from 'node:path';
 import type { Installation } from '#contracts';
 import type { DiscoveryResult } from '../agent-driver.js';
 import {
-  type CandidateDir,
+  agentCandidateDirs,
+  type AgentDirs,
+  type CommonSource,
   type DiscoveryInput,
-  finishDirs,
-  fnmRoots,
-  homeDir,
   InstallationCollector,
   installationHash,
-  nvmDir,
-  pathAndNpmDirs,
   resolveLaunchable,
-  standardDirs,
-  uniqueDirs,
-  voltaHome,
 } from '../install-discovery.js';
 import {
   DISCOVERY_DIRS_MAX,
@@ -26,9 +20,7 @@ import {
 
 export const CODEX_KIND = 'codex';
 
-const DISCOVERY_BOUNDS = { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX };
-
-export type InstallationSource = 'explicit' | 'path' | 'npm' | 'standard' | 'app' | 'volta' | 'nvm' | 'fnm';
+export type InstallationSource = CommonSource | 'explicit' | 'app';
 
 /** Names the resolved file may have; anything else (volta-shim, asdf wrappers) is a wrapper. */
 const CODEX_FILE_NAMES = new Set(['codex', 'codex.js']);
@@ -42,23 +34,16 @@ export function resolveCodexFile(candidate: string): Promise<string | undefined>
   return resolveLaunchable(candidate, (resolved) => CODEX_FILE_NAMES.has(path.basename(resolved)));
 }
 
-/** Every directory to look in, in priority order, with the source each one reports. */
-async function candidateDirs(
-  input: DiscoveryInput,
-): Promise<{ dirs: CandidateDir<InstallationSource>[]; truncated: boolean }> {
-  const { env } = input;
-  const home = homeDir(env);
-  const dirs: CandidateDir<InstallationSource>[] = [...pathAndNpmDirs(input), ...standardDirs(home)];
-  dirs.push(['/Applications/Codex.app/Contents/Resources', 'app']);
-  const volta = voltaHome(env, home);
-  if (volta) {
-    // `~/.volta/bin/codex` is the volta shim (a wrapper); the package image holds the real entry point.
-    dirs.push([path.join(volta, 'tools', 'image', 'packages', '@openai', 'codex', 'bin'), 'volta']);
-    dirs.push([path.join(volta, 'bin'), 'volta']);
-  }
-  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), DISCOVERY_BOUNDS);
-  return { dirs, truncated };
-}
+/** Where Codex lives besides the common places: its macOS app bundle and Volta's package image. */
+const CODEX_DIRS: AgentDirs<'app'> = {
+  extra: () => [['/Applications/Codex.app/Contents/Resources', 'app']],
+  // `~/.volta/bin/codex` is the volta shim (a wrapper); the package image holds the real entry point.
+  volta: (volta) => [
+    [path.join(volta, 'tools', 'image', 'packages', '@openai', 'codex', 'bin'), 'volta'],
+    [path.join(volta, 'bin'), 'volta'],
+  ],
+  bounds: { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX },
+};
 
 export async function discoverCodex(input: DiscoveryInput): Promise<DiscoveryResult> {
   const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
@@ -69,8 +54,8 @@ export async function discoverCodex(input: DiscoveryInput): Promise<DiscoveryRes
     );
 
   if (input.explicitPath) await add(path.resolve(input.explicitPath), 'explicit');
-  const found = await candidateDirs(input);
-  for (const [dir, source] of uniqueDirs(found.dirs)) {
+  const found = await agentCandidateDirs(input, CODEX_DIRS);
+  for (const [dir, source] of found.dirs) {
     const names =
       source === 'volta' && dir.endsWith(`${path.sep}bin`) && dir.includes('@openai')
         ? ['codex.js']
