@@ -131,7 +131,6 @@ export function throughNode(
   return { command: nodePath, args: [entryPoint, ...launch.args], cwd: launch.cwd, env: launch.env };
 }
 
-/** What a child-process driver says when it refuses an account or its discovery fails. */
 /** How a child-process driver finds its agent: the name its messages use and its discovery. */
 export interface ChildAgent {
   /** The installation kind the driver answers for (`codex`, `claude`). */
@@ -141,6 +140,10 @@ export interface ChildAgent {
   /** An explicit installation the operator configured, looked at first. */
   explicitPath: string | undefined;
   discover: (input: DiscoveryInput) => Promise<DiscoveryResult>;
+  /** The launchable file a candidate resolves to now, or undefined. */
+  resolve: (candidate: string) => Promise<string | undefined>;
+  /** The installation id of a candidate and the file it resolved to. */
+  installationId: (candidate: string, resolved: string) => string;
 }
 
 /**
@@ -172,6 +175,30 @@ export abstract class ChildProcessDriver<C extends ChildDriverConfig> implements
   async open(options: OpenSessionOptions): Promise<AgentSession> {
     checkOpen(this.config, this.rootRefusal, options.cwd);
     return this.launch(options);
+  }
+
+  /**
+   * The file the session's installation resolves to now. The id binds the candidate to what it
+   * resolved to at discovery, so a link swapped since then is refused.
+   */
+  protected async resolvedInstallation(options: OpenSessionOptions): Promise<string> {
+    const candidate = options.installation.path;
+    const resolved = candidate ? await this.agent.resolve(candidate) : undefined;
+    if (
+      !candidate ||
+      !resolved ||
+      this.agent.installationId(candidate, resolved) !== options.installation.id
+    ) {
+      throw new DriverError('launch_failed', `The ${this.agent.name} installation is no longer available`);
+    }
+    return resolved;
+  }
+
+  /** A native binary runs directly; an npm `.js` entry point runs through node. */
+  protected command(resolved: string, launch: Omit<LaunchSpec, 'command'>): LaunchSpec {
+    if (!resolved.endsWith('.js')) return { command: resolved, ...launch };
+    const refusal = `No absolute node interpreter for the ${this.agent.name} entry point`;
+    return throughNode(this.config, resolved, launch, refusal);
   }
 
   /** Starts the session's process (the preconditions hold). */

@@ -14,7 +14,6 @@ import {
   type ChildDriverConfig,
   type LaunchSpec,
   NODE_AGENT_ENV_ALLOW_LIST,
-  throughNode,
 } from '../child-launch.js';
 import { CLAUDE_KIND, claudeInstallationId, discoverClaude, resolveClaudeFile } from './claude-discovery.js';
 import { ClaudeSession } from './claude-session.js';
@@ -87,6 +86,8 @@ class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
       name: 'Claude Code',
       explicitPath: config.claudePath,
       discover: discoverClaude,
+      resolve: async (candidate) => (await resolveClaudeFile(candidate))?.path,
+      installationId: claudeInstallationId,
     });
   }
 
@@ -101,16 +102,7 @@ class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
   }
 
   private async launchSpec(options: OpenSessionOptions, sessionId: string): Promise<LaunchSpec> {
-    const candidate = options.installation.path;
-    const resolved = candidate ? await resolveClaudeFile(candidate) : undefined;
-    // The id binds the candidate to what it resolved to at discovery: a swapped link is refused.
-    if (
-      !candidate ||
-      !resolved ||
-      claudeInstallationId(candidate, resolved.path) !== options.installation.id
-    ) {
-      throw new DriverError('launch_failed', 'The Claude Code installation is no longer available');
-    }
+    const resolved = await this.resolvedInstallation(options);
     try {
       await mkdir(this.config.stateDir, { recursive: true, mode: 0o700 });
     } catch {
@@ -129,13 +121,7 @@ class ClaudeDriver extends ChildProcessDriver<ClaudeDriverConfig> {
       ...BASE_ARGS,
       ...(options.threadId ? ['--resume', sessionId] : ['--session-id', sessionId]),
     ];
-    if (resolved.kind === 'native') return { command: resolved.path, args, cwd: options.cwd, env };
-    return throughNode(
-      this.config,
-      resolved.path,
-      { args, cwd: options.cwd, env },
-      'No absolute node interpreter for the Claude Code entry point',
-    );
+    return this.command(resolved, { args, cwd: options.cwd, env });
   }
 }
 

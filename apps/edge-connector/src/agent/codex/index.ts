@@ -1,16 +1,10 @@
 // The Codex driver: discovers Codex installations and drives `codex app-server --listen stdio://`.
-import {
-  DriverError,
-  type AgentDriver,
-  type AgentSession,
-  type OpenSessionOptions,
-} from '../agent-driver.js';
+import { type AgentDriver, type AgentSession, type OpenSessionOptions } from '../agent-driver.js';
 import {
   buildChildEnvironment,
   ChildProcessDriver,
   type ChildDriverConfig,
   type LaunchSpec,
-  throughNode,
 } from '../child-launch.js';
 import { CODEX_KIND, discoverCodex, installationId, resolveCodexFile } from './codex-discovery.js';
 import { DEFAULT_ENV_ALLOW_LIST } from './codex-process.js';
@@ -41,6 +35,8 @@ class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
       name: 'Codex',
       explicitPath: config.codexPath,
       discover: discoverCodex,
+      resolve: resolveCodexFile,
+      installationId,
     });
   }
 
@@ -49,12 +45,7 @@ class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
   }
 
   private async launchSpec(options: OpenSessionOptions): Promise<LaunchSpec> {
-    const candidate = options.installation.path;
-    const resolved = candidate ? await resolveCodexFile(candidate) : undefined;
-    // The id binds the candidate to what it resolved to at discovery: a swapped link is refused.
-    if (!candidate || !resolved || installationId(candidate, resolved) !== options.installation.id) {
-      throw new DriverError('launch_failed', 'The Codex installation is no longer available');
-    }
+    const resolved = await this.resolvedInstallation(options);
     const codexHome = this.config.codexHome ?? this.config.environment.CODEX_HOME;
     const env = buildChildEnvironment(
       this.config.environment,
@@ -62,14 +53,7 @@ class CodexDriver extends ChildProcessDriver<CodexDriverConfig> {
       codexHome,
     );
     const args = ['app-server', '--listen', 'stdio://'];
-    return resolved.endsWith('.js')
-      ? throughNode(
-          this.config,
-          resolved,
-          { args, cwd: options.cwd, env },
-          'No absolute node interpreter for the Codex entry point',
-        )
-      : { command: resolved, args, cwd: options.cwd, env };
+    return this.command(resolved, { args, cwd: options.cwd, env });
   }
 }
 
