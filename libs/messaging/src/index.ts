@@ -26,6 +26,7 @@ export {
   consumeBatchTraced,
 } from './jetstream.js';
 export { ensureAuditStream, auditStreamSpec } from './audit-stream.js';
+export { DurableLoop } from './durable-loop.js';
 export { compareStream, describeDifference, streamConfig, StreamConfigError } from './stream-config.js';
 export type { StreamDifference, StreamSpec } from './stream-config.js';
 export {

@@ -5,13 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { auditRecordSchema, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
   consumeDurable,
+  DurableLoop,
   redeliveryDelay,
   ensureAuditStream,
   MalformedPayloadError,
@@ -65,8 +66,7 @@ export function unstorableReason(error: unknown): string | null {
 @Injectable()
 export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(AuditConsumer.name);
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly pull = new DurableLoop();
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -79,27 +79,16 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const jsm = await ensureAuditStream(this.nc, this.subjects, this.config.jetstream.audit);
     const stream = this.subjects.auditStream;
     const durable = this.subjects.historyAuditConsumer;
-    this.messages = await consumeDurable(this.nc, jsm, stream, durable, {
+    const messages = await consumeDurable(this.nc, jsm, stream, durable, {
       ack_wait: AUDIT_ACK_WAIT_NS,
       max_ack_pending: AUDIT_MAX_ACK_PENDING,
     });
-    this.loop = this.run(this.messages);
+    this.pull.start(messages, (msg) => consumeTraced(msg, durable, () => this.handle(msg)));
     this.log.log(`Consuming audit records of stream ${stream} as ${durable}.`);
   }
 
   async onModuleDestroy(): Promise<void> {
-    const messages = this.messages;
-    this.messages = undefined;
-    if (!messages) return;
-    await messages.close();
-    await this.loop;
-  }
-
-  private async run(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.messages !== messages) break;
-      await consumeTraced(msg, this.subjects.historyAuditConsumer, () => this.handle(msg));
-    }
+    await this.pull.stop();
   }
 
   private async handle(msg: JsMsg): Promise<void> {

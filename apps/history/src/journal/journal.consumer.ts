@@ -5,13 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import {
-  JetStreamApiCodes,
-  JetStreamApiError,
-  type ConsumerMessages,
-  type JetStreamManager,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import {
@@ -27,6 +21,7 @@ import {
   consumeTraced,
   decodeJson,
   consumeDurable,
+  DurableLoop,
   redeliveryDelay,
   ensureSessionsStream,
   JournalCipher,
@@ -128,8 +123,7 @@ function valid<T>(parsed: { success: true; data: T } | { success: false; error: 
 @Injectable()
 export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(JournalConsumer.name);
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly pull = new DurableLoop();
   private readonly batcher: SessionBatcher<JsMsg>;
   private jsm: JetStreamManager | undefined;
   private readonly repair: JournalChainRepair;
@@ -174,32 +168,18 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       max_ack_pending: this.config.journalMaxAckPending,
       ack_wait: JOURNAL_ACK_WAIT_NS,
     };
-    this.messages = await consumeDurable(this.nc, jsm, stream, durable, settings);
-    this.loop = this.run(this.messages);
+    const messages = await consumeDurable(this.nc, jsm, stream, durable, settings);
+    this.pull.start(messages, (msg) => this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg));
     this.log.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
 
   /** Stops pulling, waits for the batches in hand to be stored and acked, and releases the rest. */
   async onModuleDestroy(): Promise<void> {
-    const messages = this.messages;
-    this.messages = undefined;
-    if (!messages) return;
-    await messages.close();
-    await this.loop;
+    if (!(await this.pull.stop())) return;
     // Pulled but not started: handed back at once (a plain nak) for this or another replica.
     for (const msg of this.batcher.takeQueued()) msg.nak();
     await this.batcher.idle();
     this.log.log('Journal consumer stopped.');
-  }
-
-  private async run(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.messages !== messages) {
-        msg.nak();
-        continue;
-      }
-      this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg);
-    }
   }
 
   /**

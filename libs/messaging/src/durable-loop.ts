@@ -1,0 +1,38 @@
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+
+/**
+ * The pull loop of a consumer a service holds from boot to shutdown. `start` hands each message to
+ * `each` in delivery order, one at a time; `stop` ends the pull and waits for the message in hand.
+ * A message the client had already buffered when `stop` came is handed back (a plain nak), so
+ * another replica takes it at once instead of after the consumer's ack wait.
+ */
+export class DurableLoop {
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+
+  start(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void> | void): void {
+    if (this.messages) throw new Error('DurableLoop started twice');
+    this.messages = messages;
+    this.loop = this.run(messages, each);
+  }
+
+  /** True when it stopped a running loop; false when there was none. */
+  async stop(): Promise<boolean> {
+    const messages = this.messages;
+    this.messages = undefined;
+    if (!messages) return false;
+    await messages.close();
+    await this.loop;
+    return true;
+  }
+
+  private async run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void> | void): Promise<void> {
+    for await (const msg of messages) {
+      if (this.messages !== messages) {
+        msg.nak();
+        continue;
+      }
+      await each(msg);
+    }
+  }
+}
