@@ -1,4 +1,4 @@
-import { ACCESS, ALICE, EDGE, call, startApi, token, type Harness } from './harness.js';
+import { ACCESS, ALICE, EDGE, call, token, apiSuite } from './harness.js';
 
 const PATH = '/api/v1/agent-accesses';
 const input = {
@@ -10,17 +10,7 @@ const input = {
 };
 
 describe('AgentAccess CRUD', () => {
-  let api: Harness;
-  let alice: string;
-
-  beforeAll(async () => {
-    api = await startApi('apiaccess');
-    alice = await token(ALICE);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
-  beforeEach(() => api.standIns.reset());
+  const suite = apiSuite('apiaccess');
 
   it('requires ai.access.use (connectors:update is not enough)', async () => {
     const withoutUse = await token(ALICE, { permissions: ['connectors:update'] });
@@ -30,32 +20,32 @@ describe('AgentAccess CRUD', () => {
       ['PUT', `${PATH}/${ACCESS.id}`, input],
       ['DELETE', `${PATH}/${ACCESS.id}`, undefined],
     ] as const) {
-      const response = await call(api, method, path, { token: withoutUse, body });
+      const response = await call(suite.api, method, path, { token: withoutUse, body });
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ code: 403, message: 'forbidden' });
     }
     const onlyUse = await token(ALICE, { permissions: ['ai.access.use'] });
-    expect((await call(api, 'GET', PATH, { token: onlyUse })).status).toBe(200);
+    expect((await call(suite.api, 'GET', PATH, { token: onlyUse })).status).toBe(200);
   });
 
   describe('list paging', () => {
     it('defaults to page 1 of 20', async () => {
-      const response = await call(api, 'GET', PATH, { token: alice });
+      const response = await call(suite.api, 'GET', PATH, { token: suite.alice });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         code: 200,
         message: 'success',
         data: { items: [ACCESS], total: 1, page: 1, page_size: 20 },
       });
-      expect(api.standIns.received('historyAccessList')).toEqual([
+      expect(suite.api.standIns.received('historyAccessList')).toEqual([
         { actor_id: ALICE, page: 1, page_size: 20 },
       ]);
     });
 
     it('accepts page_size up to 100', async () => {
-      const response = await call(api, 'GET', `${PATH}?page=3&page_size=100`, { token: alice });
+      const response = await call(suite.api, 'GET', `${PATH}?page=3&page_size=100`, { token: suite.alice });
       expect(response.status).toBe(200);
-      expect(api.standIns.received('historyAccessList')).toEqual([
+      expect(suite.api.standIns.received('historyAccessList')).toEqual([
         { actor_id: ALICE, page: 3, page_size: 100 },
       ]);
     });
@@ -71,21 +61,21 @@ describe('AgentAccess CRUD', () => {
       'page=1&page=2',
       'page=99999999999',
     ])('answers 400 invalid page for %s', async (query) => {
-      const response = await call(api, 'GET', `${PATH}?${query}`, { token: alice });
+      const response = await call(suite.api, 'GET', `${PATH}?${query}`, { token: suite.alice });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ code: 400, message: 'invalid page' });
-      expect(api.standIns.received('historyAccessList')).toHaveLength(0);
+      expect(suite.api.standIns.received('historyAccessList')).toHaveLength(0);
     });
   });
 
   it('creates an access for the actor', async () => {
-    const response = await call(api, 'POST', PATH, {
-      token: alice,
+    const response = await call(suite.api, 'POST', PATH, {
+      token: suite.alice,
       body: { ...input, edge_id: Number(EDGE) },
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ code: 200, message: 'success', data: { id: 'c'.repeat(32), ...input } });
-    expect(api.standIns.received('historyAccessCreate')).toEqual([{ actor_id: ALICE, access: input }]);
+    expect(suite.api.standIns.received('historyAccessCreate')).toEqual([{ actor_id: ALICE, access: input }]);
   });
 
   it.each<[string, unknown]>([
@@ -103,15 +93,15 @@ describe('AgentAccess CRUD', () => {
     ['an installation_id over 64 bytes', { ...input, installation_id: 'i'.repeat(65) }],
     ['two JSON values', `${JSON.stringify(input)}${JSON.stringify(input)}`],
   ])('refuses a body with %s', async (_name, body) => {
-    const response = await call(api, 'POST', PATH, { token: alice, body });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ code: 400, message: 'invalid request' });
-    expect(api.standIns.received('historyAccessCreate')).toHaveLength(0);
+    expect(suite.api.standIns.received('historyAccessCreate')).toHaveLength(0);
   });
 
   it('refuses a non-JSON content type', async () => {
-    const response = await call(api, 'POST', PATH, {
-      token: alice,
+    const response = await call(suite.api, 'POST', PATH, {
+      token: suite.alice,
       body: JSON.stringify(input),
       contentType: 'text/plain',
     });
@@ -119,41 +109,44 @@ describe('AgentAccess CRUD', () => {
   });
 
   it('updates and deletes by id', async () => {
-    const updated = await call(api, 'PUT', `${PATH}/${ACCESS.id}`, {
-      token: alice,
+    const updated = await call(suite.api, 'PUT', `${PATH}/${ACCESS.id}`, {
+      token: suite.alice,
       body: { ...input, name: 'Renamed' },
     });
     expect(updated.status).toBe(200);
     expect(updated.body['data']).toEqual({ ...input, name: 'Renamed', id: ACCESS.id });
-    expect(api.standIns.received('historyAccessUpdate')).toEqual([
+    expect(suite.api.standIns.received('historyAccessUpdate')).toEqual([
       { actor_id: ALICE, id: ACCESS.id, access: { ...input, name: 'Renamed' } },
     ]);
-    const deleted = await call(api, 'DELETE', `${PATH}/${ACCESS.id}`, { token: alice });
+    const deleted = await call(suite.api, 'DELETE', `${PATH}/${ACCESS.id}`, { token: suite.alice });
     expect(deleted.status).toBe(200);
-    expect(api.standIns.received('historyAccessDelete')).toEqual([{ actor_id: ALICE, id: ACCESS.id }]);
+    expect(suite.api.standIns.received('historyAccessDelete')).toEqual([{ actor_id: ALICE, id: ACCESS.id }]);
   });
 
   it.each(['abc', 'A'.repeat(32), 'a'.repeat(31), 'a'.repeat(33), 'g'.repeat(32)])(
     'answers 404 for the malformed id %s without asking history',
     async (id) => {
-      const response = await call(api, 'DELETE', `${PATH}/${id}`, { token: alice });
+      const response = await call(suite.api, 'DELETE', `${PATH}/${id}`, { token: suite.alice });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'access not found' });
-      expect(api.standIns.received('historyAccessDelete')).toHaveLength(0);
+      expect(suite.api.standIns.received('historyAccessDelete')).toHaveLength(0);
     },
   );
 
   it('answers 404 for an access history does not find for the actor', async () => {
-    const response = await call(api, 'PUT', `${PATH}/${'d'.repeat(32)}`, { token: alice, body: input });
+    const response = await call(suite.api, 'PUT', `${PATH}/${'d'.repeat(32)}`, {
+      token: suite.alice,
+      body: input,
+    });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 404, message: 'access not found' });
   });
 
   it('maps a history conflict to 409', async () => {
-    api.standIns.handlers.historyAccessCreate = () => ({
+    suite.api.standIns.handlers.historyAccessCreate = () => ({
       error: { code: 'conflict', message: 'duplicate name' },
     });
-    const response = await call(api, 'POST', PATH, { token: alice, body: input });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: input });
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ code: 409, message: 'conflict' });
   });

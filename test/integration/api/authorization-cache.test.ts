@@ -1,48 +1,22 @@
 // The api's memory of positive authorization decisions (apps/api/src/common/authorizer.ts):
 // reused within the TTL, never for refusals, and dropped at once by history's grants-changed
 // notice, by the api's own access update/delete, and before the check after a watch's wait.
-import {
-  ACCESS,
-  ALICE,
-  BOB,
-  BOB_EDGE,
-  EDGE,
-  GrantsNotices,
-  SESSION,
-  call,
-  startApi,
-  token,
-  type Harness,
-} from './harness.js';
+import { ACCESS, ALICE, BOB, BOB_EDGE, EDGE, SESSION, call, apiSuite } from './harness.js';
 
 const PATH = '/api/v1/edge-agents';
 /** Longer than any test here takes: whatever is asked again was dropped, not expired. */
 const TTL_MS = 2_000;
 
 describe('authorization cache', () => {
-  let api: Harness;
-  let alice: string;
-  let bob: string;
-  let notices: GrantsNotices;
+  const suite = apiSuite('authcache', { overrides: { authorizeCacheMs: TTL_MS }, notices: true });
 
   const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION, access_id: ACCESS.id };
-  const authorizations = () => api.standIns.received('historyAuthorize').length;
+  const authorizations = () => suite.api.standIns.received('historyAuthorize').length;
 
   /** A grants-changed notice as history publishes it, given time to arrive. */
-  const grantsChanged = (actorId: string) => notices.changed(actorId);
+  const grantsChanged = (actorId: string) => suite.notices.changed(actorId);
 
-  beforeAll(async () => {
-    api = await startApi('authcache', undefined, undefined, { authorizeCacheMs: TTL_MS });
-    alice = await token(ALICE);
-    bob = await token(BOB);
-    notices = await GrantsNotices.connect(api, 'authcache');
-  });
-  afterAll(async () => {
-    await notices.close();
-    await api.close();
-  });
   beforeEach(async () => {
-    api.standIns.reset();
     // Every test starts with nothing remembered.
     await grantsChanged(ALICE);
     await grantsChanged(BOB);
@@ -50,77 +24,84 @@ describe('authorization cache', () => {
 
   it('asks history once for repeated calls of the same actor, connector and access', async () => {
     for (let i = 0; i < 3; i += 1) {
-      const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
       expect(response.status).toBe(200);
     }
     expect(authorizations()).toBe(1);
-    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(3);
+    expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(3);
     // Another access (none) is another decision.
     const { access_id: _omitted, ...withoutAccess } = poll;
-    await call(api, 'POST', PATH, { token: alice, body: withoutAccess });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: withoutAccess });
     expect(authorizations()).toBe(2);
   });
 
   it('never remembers a refusal', async () => {
-    api.standIns.handlers.historyAuthorize = () => ({ error: { code: 'access_not_found', message: 'no' } });
+    suite.api.standIns.handlers.historyAuthorize = () => ({
+      error: { code: 'access_not_found', message: 'no' },
+    });
     for (let i = 0; i < 2; i += 1) {
-      const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
       expect(response.status).toBe(404);
     }
     expect(authorizations()).toBe(2);
-    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+    expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
   });
 
   it("drops an actor's decisions on history's grants-changed notice", async () => {
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
-    expect((await call(api, 'POST', PATH, { token: bob, body: { ...poll, edge_id: BOB_EDGE } })).status).toBe(
-      404,
-    );
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(200);
+    expect(
+      (await call(suite.api, 'POST', PATH, { token: suite.bob, body: { ...poll, edge_id: BOB_EDGE } }))
+        .status,
+    ).toBe(404);
     // The access is deleted in history, which tells the api.
-    api.standIns.handlers.historyAuthorize = () => ({ error: { code: 'access_not_found', message: 'gone' } });
+    suite.api.standIns.handlers.historyAuthorize = () => ({
+      error: { code: 'access_not_found', message: 'gone' },
+    });
     await grantsChanged(ALICE);
-    const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 404, message: 'access not found' });
-    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(1);
+    expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });
 
   it("keeps other actors' decisions on a notice about one actor", async () => {
-    await call(api, 'POST', PATH, { token: alice, body: poll });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     await grantsChanged(BOB);
-    await call(api, 'POST', PATH, { token: alice, body: poll });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(authorizations()).toBe(1);
   });
 
   it('drops them when the actor deletes or updates an access through this api', async () => {
-    await call(api, 'POST', PATH, { token: alice, body: poll });
-    const deleted = await call(api, 'DELETE', `/api/v1/agent-accesses/${ACCESS.id}`, { token: alice });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
+    const deleted = await call(suite.api, 'DELETE', `/api/v1/agent-accesses/${ACCESS.id}`, {
+      token: suite.alice,
+    });
     expect(deleted.status).toBe(200);
-    await call(api, 'POST', PATH, { token: alice, body: poll });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(authorizations()).toBe(2);
 
     const { id: _id, ...input } = ACCESS;
-    const updated = await call(api, 'PUT', `/api/v1/agent-accesses/${ACCESS.id}`, {
-      token: alice,
+    const updated = await call(suite.api, 'PUT', `/api/v1/agent-accesses/${ACCESS.id}`, {
+      token: suite.alice,
       body: { ...input, project: '/elsewhere' },
     });
     expect(updated.status).toBe(200);
-    await call(api, 'POST', PATH, { token: alice, body: poll });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(authorizations()).toBe(3);
   });
 
   it('asks history again after a watch waited, even with a remembered decision', async () => {
     const watch = { ...poll, action: 'watch', cursor: '3' };
-    await call(api, 'POST', PATH, { token: alice, body: poll });
+    await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(authorizations()).toBe(1);
-    api.standIns.handlers.routerEdgeAgent = () => {
+    suite.api.standIns.handlers.routerEdgeAgent = () => {
       // Revoked while the watch waits, and no notice arrived (yet).
-      api.standIns.handlers.historyAuthorize = () => ({
+      suite.api.standIns.handlers.historyAuthorize = () => ({
         error: { code: 'access_not_found', message: 'gone' },
       });
       return { version: 1, status: 'ok', session_id: SESSION, revision: 4 };
     };
-    const response = await call(api, 'POST', PATH, { token: alice, body: watch });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
     expect(response.status).toBe(404);
     // The first check was remembered, the one after the wait was not.
     expect(authorizations()).toBe(2);

@@ -2,19 +2,7 @@
 // (apps/api/src/common/authorizer.ts, docs/reliability.md "While history is down"): poll, watch
 // and send on a session whose grant history gave recently go on; nothing that history refused,
 // that a grants-changed notice dropped, or that is older than the outage bound does.
-import {
-  ACCESS,
-  ALICE,
-  BOB,
-  BOB_EDGE,
-  EDGE,
-  GrantsNotices,
-  SESSION,
-  call,
-  startApi,
-  token,
-  type Harness,
-} from './harness.js';
+import { ACCESS, ALICE, BOB_EDGE, EDGE, SESSION, call, apiSuite } from './harness.js';
 import { sleep } from '#test-support';
 
 const PATH = '/api/v1/edge-agents';
@@ -23,37 +11,23 @@ const CACHE_MS = 50;
 const OUTAGE_MS = 1_500;
 
 describe('authorization while history is down', () => {
-  let api: Harness;
-  let alice: string;
-  let bob: string;
-  let notices: GrantsNotices;
+  const suite = apiSuite('authoutage', {
+    overrides: { authorizeCacheMs: CACHE_MS, authorizeOutageMs: OUTAGE_MS },
+    notices: true,
+  });
 
   const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION, access_id: ACCESS.id };
   const unavailable = () => ({ error: { code: 'unavailable', message: 'database unreachable' } });
 
-  beforeAll(async () => {
-    api = await startApi('authoutage', undefined, undefined, {
-      authorizeCacheMs: CACHE_MS,
-      authorizeOutageMs: OUTAGE_MS,
-    });
-    alice = await token(ALICE);
-    bob = await token(BOB);
-    notices = await GrantsNotices.connect(api, 'authoutage');
-  });
-  afterAll(async () => {
-    await notices.close();
-    await api.close();
-  });
   beforeEach(async () => {
-    api.standIns.reset();
-    await notices.changed(ALICE);
+    await suite.notices.changed(ALICE);
   });
 
   /** Alice is granted once while history answers; then history stops answering in `how`. */
   async function grantedThenOutage(how: 'no_responders' | 'unavailable'): Promise<void> {
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
-    if (how === 'no_responders') await api.standIns.stop('historyAuthorize');
-    else api.standIns.handlers.historyAuthorize = unavailable;
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(200);
+    if (how === 'no_responders') await suite.api.standIns.stop('historyAuthorize');
+    else suite.api.standIns.handlers.historyAuthorize = unavailable;
     await sleep(CACHE_MS * 2);
   }
 
@@ -65,49 +39,57 @@ describe('authorization while history is down', () => {
         { ...poll, action: 'watch', cursor: '3' },
         { ...poll, action: 'send', text: 'while history is away' },
       ]) {
-        const response = await call(api, 'POST', PATH, { token: alice, body });
+        const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
         expect({ action: body.action, status: response.status }).toEqual({
           action: body.action,
           status: 200,
         });
       }
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(4);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(4);
     } finally {
-      await api.standIns.serve('historyAuthorize');
+      await suite.api.standIns.serve('historyAuthorize');
     }
   });
 
   it('serves from a remembered grant while history answers unavailable (its database is down)', async () => {
     await grantedThenOutage('unavailable');
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(200);
     // Once history answers again, its answer counts: here, a refusal.
-    api.standIns.handlers.historyAuthorize = () => ({ error: { code: 'access_not_found', message: 'gone' } });
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(404);
+    suite.api.standIns.handlers.historyAuthorize = () => ({
+      error: { code: 'access_not_found', message: 'gone' },
+    });
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(404);
     // The refusal dropped the grant: a new outage finds nothing to stand in.
-    api.standIns.handlers.historyAuthorize = unavailable;
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
+    suite.api.standIns.handlers.historyAuthorize = unavailable;
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(503);
   });
 
   it('answers 503 to a caller history never granted', async () => {
     await grantedThenOutage('unavailable');
-    const response = await call(api, 'POST', PATH, { token: bob, body: { ...poll, edge_id: BOB_EDGE } });
+    const response = await call(suite.api, 'POST', PATH, {
+      token: suite.bob,
+      body: { ...poll, edge_id: BOB_EDGE },
+    });
     expect(response.status).toBe(503);
     // Alice's grant is for her access on her edge only.
-    const other = await call(api, 'POST', PATH, { token: alice, body: { ...poll, edge_id: BOB_EDGE } });
+    const other = await call(suite.api, 'POST', PATH, {
+      token: suite.alice,
+      body: { ...poll, edge_id: BOB_EDGE },
+    });
     expect(other.status).toBe(503);
   });
 
   it('stands in for nothing after a grants-changed notice', async () => {
     await grantedThenOutage('unavailable');
-    await notices.changed(ALICE);
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
-    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(1);
+    await suite.notices.changed(ALICE);
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(503);
+    expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });
 
   it('stands in for at most the outage bound after history last granted', async () => {
     await grantedThenOutage('unavailable');
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(200);
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(200);
     await sleep(OUTAGE_MS);
-    expect((await call(api, 'POST', PATH, { token: alice, body: poll })).status).toBe(503);
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll })).status).toBe(503);
   });
 });

@@ -1,22 +1,12 @@
-import { ALICE, EDGE, call, startApi, token, type Harness } from './harness.js';
+import { ALICE, EDGE, call, token, apiSuite } from './harness.js';
 
 const PATH = '/api/v1/edge-agents/connectors';
 
 describe('connectors', () => {
-  let api: Harness;
-  let alice: string;
-
-  beforeAll(async () => {
-    api = await startApi('apiconnectors');
-    alice = await token(ALICE);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
-  beforeEach(() => api.standIns.reset());
+  const suite = apiSuite('apiconnectors');
 
   it('lists the actor’s connectors with their presence', async () => {
-    const response = await call(api, 'GET', PATH, { token: alice });
+    const response = await call(suite.api, 'GET', PATH, { token: suite.alice });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       code: 200,
@@ -26,71 +16,70 @@ describe('connectors', () => {
         { id: '1002', name: 'server', online: false },
       ],
     });
-    expect(api.standIns.received('historyConnectorList')).toEqual([{ actor_id: ALICE, limit: 100 }]);
-    expect(api.standIns.received('routerPresence')).toEqual([{ edge_ids: [EDGE, '1002'] }]);
+    expect(suite.api.standIns.received('historyConnectorList')).toEqual([{ actor_id: ALICE, limit: 100 }]);
+    expect(suite.api.standIns.received('routerPresence')).toEqual([{ edge_ids: [EDGE, '1002'] }]);
   });
 
   it('caps the list at 100', async () => {
-    api.standIns.handlers.historyConnectorList = () => ({
+    suite.api.standIns.handlers.historyConnectorList = () => ({
       connectors: Array.from({ length: 150 }, (_, i) => ({ id: String(5000 + i), name: `c${i}` })),
     });
-    const response = await call(api, 'GET', PATH, { token: alice });
+    const response = await call(suite.api, 'GET', PATH, { token: suite.alice });
     expect(response.body['data']).toHaveLength(100);
-    expect((api.standIns.received('routerPresence')[0]?.['edge_ids'] as string[]).length).toBe(100);
+    expect((suite.api.standIns.received('routerPresence')[0]?.['edge_ids'] as string[]).length).toBe(100);
   });
 
   it('pages the list: `limit` and `cursor` in, `next_cursor` beside the unchanged `data`', async () => {
-    api.standIns.handlers.historyConnectorList = (payload) =>
+    suite.api.standIns.handlers.historyConnectorList = (payload) =>
       payload['after'] === undefined
         ? { connectors: [{ id: EDGE, name: 'laptop' }], next_after: EDGE }
         : { connectors: [{ id: '1002', name: 'server' }] };
-    const first = await call(api, 'GET', `${PATH}?limit=1`, { token: alice });
+    const first = await call(suite.api, 'GET', `${PATH}?limit=1`, { token: suite.alice });
     expect(first.body).toEqual({
       code: 200,
       message: 'success',
       data: [{ id: EDGE, name: 'laptop', online: true }],
       next_cursor: EDGE,
     });
-    const second = await call(api, 'GET', `${PATH}?limit=1&cursor=${EDGE}`, { token: alice });
+    const second = await call(suite.api, 'GET', `${PATH}?limit=1&cursor=${EDGE}`, { token: suite.alice });
     expect(second.body).toEqual({
       code: 200,
       message: 'success',
       data: [{ id: '1002', name: 'server', online: false }],
     });
-    expect(api.standIns.received('historyConnectorList')).toEqual([
+    expect(suite.api.standIns.received('historyConnectorList')).toEqual([
       { actor_id: ALICE, limit: 1 },
       { actor_id: ALICE, limit: 1, after: EDGE },
     ]);
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=0', 'cursor=abc']) {
-      const refused = await call(api, 'GET', `${PATH}?${query}`, { token: alice });
+      const refused = await call(suite.api, 'GET', `${PATH}?${query}`, { token: suite.alice });
       expect(refused.status).toBe(400);
     }
-    expect(api.standIns.received('historyConnectorList')).toHaveLength(2);
+    expect(suite.api.standIns.received('historyConnectorList')).toHaveLength(2);
   });
 
   it('deletes the caller’s connector, and answers 404 for anyone else’s or a malformed id', async () => {
-    const bob = await token('bob');
     for (const [who, id] of [
-      [bob, EDGE],
-      [alice, '1002'],
-      [alice, '0'],
-      [alice, 'not-an-id'],
+      [suite.bob, EDGE],
+      [suite.alice, '1002'],
+      [suite.alice, '0'],
+      [suite.alice, 'not-an-id'],
     ] as const) {
-      const refused = await call(api, 'DELETE', `${PATH}/${id}`, { token: who });
+      const refused = await call(suite.api, 'DELETE', `${PATH}/${id}`, { token: who });
       expect(refused.status).toBe(404);
       expect(refused.body).toEqual({ code: 404, message: 'connector not found' });
     }
-    const deleted = await call(api, 'DELETE', `${PATH}/${EDGE}`, { token: alice });
+    const deleted = await call(suite.api, 'DELETE', `${PATH}/${EDGE}`, { token: suite.alice });
     expect(deleted.status).toBe(200);
     expect(deleted.body['data']).toEqual({ id: EDGE, name: 'laptop' });
-    const readOnly = await call(api, 'DELETE', `${PATH}/${EDGE}`, {
+    const readOnly = await call(suite.api, 'DELETE', `${PATH}/${EDGE}`, {
       token: await token(ALICE, { permissions: ['ai.access.use'] }),
     });
     expect(readOnly.status).toBe(403);
   });
 
   it('rotates the caller’s connector credentials and returns the new ones', async () => {
-    const rotated = await call(api, 'POST', `${PATH}/${EDGE}/credentials`, { token: alice });
+    const rotated = await call(suite.api, 'POST', `${PATH}/${EDGE}/credentials`, { token: suite.alice });
     expect(rotated.status).toBe(200);
     expect(rotated.body['data']).toEqual({
       connector: { id: EDGE, name: 'laptop' },
@@ -99,36 +88,36 @@ describe('connectors', () => {
       env: {
         TETHER_EDGE_ID: EDGE,
         TETHER_EDGE_TOKEN: '1.rotated-token',
-        TETHER_NAMESPACE: api.subjects.namespace,
+        TETHER_NAMESPACE: suite.api.subjects.namespace,
       },
     });
-    const foreign = await call(api, 'POST', `${PATH}/1002/credentials`, { token: alice });
+    const foreign = await call(suite.api, 'POST', `${PATH}/1002/credentials`, { token: suite.alice });
     expect(foreign.status).toBe(404);
   });
 
   it('lists connectors as offline when the router is down', async () => {
-    await api.standIns.stop('routerPresence');
+    await suite.api.standIns.stop('routerPresence');
     try {
-      const response = await call(api, 'GET', PATH, { token: alice });
+      const response = await call(suite.api, 'GET', PATH, { token: suite.alice });
       expect(response.status).toBe(200);
       expect((response.body['data'] as { online: boolean }[]).map((c) => c.online)).toEqual([false, false]);
     } finally {
-      await api.standIns.serve('routerPresence');
+      await suite.api.standIns.serve('routerPresence');
     }
   });
 
   it('requires connectors:update, then ai.access.use, to list', async () => {
     for (const permissions of [['ai.access.use'], ['connectors:update']]) {
-      const response = await call(api, 'GET', PATH, { token: await token(ALICE, { permissions }) });
+      const response = await call(suite.api, 'GET', PATH, { token: await token(ALICE, { permissions }) });
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ code: 403, message: 'forbidden' });
     }
-    expect(api.standIns.received('historyConnectorList')).toHaveLength(0);
+    expect(suite.api.standIns.received('historyConnectorList')).toHaveLength(0);
   });
 
   it('enrolls a connector and returns what an edge needs to start', async () => {
-    const response = await call(api, 'POST', PATH, {
-      token: alice,
+    const response = await call(suite.api, 'POST', PATH, {
+      token: suite.alice,
       body: { name: 'workstation', device: 'ws-1' },
     });
     expect(response.status).toBe(200);
@@ -141,26 +130,26 @@ describe('connectors', () => {
         env: {
           TETHER_EDGE_ID: '1003',
           TETHER_EDGE_TOKEN: 'edge-token-value',
-          TETHER_NAMESPACE: api.subjects.namespace,
+          TETHER_NAMESPACE: suite.api.subjects.namespace,
         },
       },
     });
-    expect(api.standIns.received('historyConnectorEnroll')).toEqual([
+    expect(suite.api.standIns.received('historyConnectorEnroll')).toEqual([
       { actor_id: ALICE, name: 'workstation', device: 'ws-1' },
     ]);
   });
 
   it('refuses an enrollment body with unknown fields or a blank name', async () => {
     for (const body of [{ name: 'x', owner: 'bob' }, { name: ' ' }, {}, { name: 'x', device: '' }]) {
-      const response = await call(api, 'POST', PATH, { token: alice, body });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ code: 400, message: 'invalid request' });
     }
-    expect(api.standIns.received('historyConnectorEnroll')).toHaveLength(0);
+    expect(suite.api.standIns.received('historyConnectorEnroll')).toHaveLength(0);
   });
 
   it('requires connectors:update to enroll', async () => {
-    const response = await call(api, 'POST', PATH, {
+    const response = await call(suite.api, 'POST', PATH, {
       token: await token(ALICE, { permissions: ['ai.access.use'] }),
       body: { name: 'x' },
     });

@@ -1,30 +1,9 @@
-import {
-  ACCESS,
-  ALICE,
-  BOB_ACCESS,
-  BOB_EDGE,
-  EDGE,
-  SESSION,
-  call,
-  startApi,
-  token,
-  type Harness,
-} from './harness.js';
+import { ACCESS, ALICE, BOB_ACCESS, BOB_EDGE, EDGE, SESSION, call, token, apiSuite } from './harness.js';
 
 const PATH = '/api/v1/edge-agents';
 
 describe('POST /api/v1/edge-agents', () => {
-  let api: Harness;
-  let alice: string;
-
-  beforeAll(async () => {
-    api = await startApi('edgeagents');
-    alice = await token(ALICE);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
-  beforeEach(() => api.standIns.reset());
+  const suite = apiSuite('edgeagents');
 
   const poll = { edge_id: EDGE, action: 'poll', session_id: SESSION };
 
@@ -39,28 +18,28 @@ describe('POST /api/v1/edge-agents', () => {
         'not.a.jwt',
       ];
       for (const bearer of cases) {
-        const response = await call(api, 'POST', PATH, { token: bearer, body: poll });
+        const response = await call(suite.api, 'POST', PATH, { token: bearer, body: poll });
         expect(response.status).toBe(401);
         expect(response.body).toEqual({ code: 401, message: 'unauthorized' });
         expect(response.headers.get('cache-control')).toBe('no-store');
       }
-      expect(api.standIns.received('historyAuthorize')).toHaveLength(0);
+      expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(0);
     });
 
     it('answers 403 without connectors:update, then without ai.access.use', async () => {
       for (const permissions of [['ai.access.use'], ['connectors:update'], [], 'connectors:update']) {
-        const response = await call(api, 'POST', PATH, {
+        const response = await call(suite.api, 'POST', PATH, {
           token: await token(ALICE, { permissions }),
           body: poll,
         });
         expect(response.status).toBe(403);
         expect(response.body).toEqual({ code: 403, message: 'forbidden' });
       }
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('checks authentication before the body', async () => {
-      const response = await call(api, 'POST', PATH, { body: 'x'.repeat(300 * 1024) });
+      const response = await call(suite.api, 'POST', PATH, { body: 'x'.repeat(300 * 1024) });
       expect(response.status).toBe(401);
     });
 
@@ -75,8 +54,8 @@ describe('POST /api/v1/edge-agents', () => {
       const withoutRead = await token(ALICE, {
         permissions: ['connectors:update', 'ai.access.use', 'files.upload'],
       });
-      expect((await call(api, 'POST', PATH, { token: withoutRead, body: fileList })).status).toBe(403);
-      expect((await call(api, 'POST', PATH, { token: alice, body: fileList })).status).toBe(200);
+      expect((await call(suite.api, 'POST', PATH, { token: withoutRead, body: fileList })).status).toBe(403);
+      expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: fileList })).status).toBe(200);
     });
   });
 
@@ -126,29 +105,29 @@ describe('POST /api/v1/edge-agents', () => {
       ],
     ];
     it.each(cases)('refuses %s', async (_name, body) => {
-      const response = await call(api, 'POST', PATH, { token: alice, body });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
       expect(response.status).toBe(400);
       expect(response.body).toEqual(invalid);
       expect(response.headers.get('cache-control')).toBe('no-store');
-      expect(api.standIns.received('historyAuthorize')).toHaveLength(0);
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+      expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(0);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('refuses a 300 KiB body', async () => {
       const body = { ...poll, text: 'x'.repeat(300 * 1024) };
-      const response = await call(api, 'POST', PATH, { token: alice, body });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
       expect(response.status).toBe(400);
       expect(response.body).toEqual(invalid);
     });
 
     it('refuses a non-JSON content type and a missing body', async () => {
-      const asText = await call(api, 'POST', PATH, {
-        token: alice,
+      const asText = await call(suite.api, 'POST', PATH, {
+        token: suite.alice,
         body: JSON.stringify(poll),
         contentType: 'text/plain',
       });
       expect(asText.status).toBe(400);
-      const empty = await call(api, 'POST', PATH, { token: alice });
+      const empty = await call(suite.api, 'POST', PATH, { token: suite.alice });
       expect(empty.status).toBe(400);
       expect(empty.body).toEqual(invalid);
     });
@@ -156,18 +135,21 @@ describe('POST /api/v1/edge-agents', () => {
 
   describe('authorization', () => {
     it('answers 404 for a foreign connector and never calls the router', async () => {
-      const response = await call(api, 'POST', PATH, { token: alice, body: { ...poll, edge_id: BOB_EDGE } });
+      const response = await call(suite.api, 'POST', PATH, {
+        token: suite.alice,
+        body: { ...poll, edge_id: BOB_EDGE },
+      });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'connector not found' });
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('answers 404 for a foreign access and never calls the router', async () => {
       const sessions = { edge_id: EDGE, action: 'sessions', access_id: BOB_ACCESS.id };
-      const response = await call(api, 'POST', PATH, { token: alice, body: sessions });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: sessions });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'access not found' });
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('answers 404 when a start does not match the saved access', async () => {
@@ -178,10 +160,10 @@ describe('POST /api/v1/edge-agents', () => {
         installation_id: ACCESS.installation_id,
         project: '/etc',
       };
-      const response = await call(api, 'POST', PATH, { token: alice, body: start });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: start });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'access not found' });
-      expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+      expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('injects actor_id from the token and project_root from the access', async () => {
@@ -192,17 +174,17 @@ describe('POST /api/v1/edge-agents', () => {
         installation_id: ACCESS.installation_id,
         project: ACCESS.project,
       };
-      const response = await call(api, 'POST', PATH, { token: alice, body: start });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: start });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({
         code: 200,
         message: 'success',
         data: { version: 1, status: 'ok' },
       });
-      expect(api.standIns.received('historyAuthorize')).toEqual([
+      expect(suite.api.standIns.received('historyAuthorize')).toEqual([
         { actor_id: ALICE, edge_id: EDGE, access_id: ACCESS.id },
       ]);
-      const [forwarded] = api.standIns.received('routerEdgeAgent');
+      const [forwarded] = suite.api.standIns.received('routerEdgeAgent');
       expect(forwarded).toEqual({
         actor_id: ALICE,
         project_root: ACCESS.project,
@@ -211,30 +193,30 @@ describe('POST /api/v1/edge-agents', () => {
     });
 
     it('sends no project_root without an access', async () => {
-      await call(api, 'POST', PATH, { token: alice, body: poll });
-      const [forwarded] = api.standIns.received('routerEdgeAgent');
+      await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
+      const [forwarded] = suite.api.standIns.received('routerEdgeAgent');
       expect(forwarded).toEqual({ actor_id: ALICE, request: poll });
     });
   });
 
   describe('replies', () => {
     it('passes edge statuses through as HTTP 200', async () => {
-      api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'busy' });
-      const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+      suite.api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'busy' });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ code: 200, message: 'success', data: { version: 1, status: 'busy' } });
     });
 
     it('turns a status outside the allow-list into unavailable', async () => {
-      api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'exploded', secret: 'x' });
-      const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+      suite.api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'exploded', secret: 'x' });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
       expect(response.body['data']).toEqual({ version: 1, status: 'unavailable' });
     });
 
     it('answers status unavailable when the router is down', async () => {
-      await api.standIns.stop('routerEdgeAgent');
+      await suite.api.standIns.stop('routerEdgeAgent');
       try {
-        const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+        const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
         expect(response.status).toBe(200);
         expect(response.body).toEqual({
           code: 200,
@@ -242,28 +224,28 @@ describe('POST /api/v1/edge-agents', () => {
           data: { version: 1, status: 'unavailable' },
         });
       } finally {
-        await api.standIns.serve('routerEdgeAgent');
+        await suite.api.standIns.serve('routerEdgeAgent');
       }
     });
 
     it('answers 503 when history cannot authorize', async () => {
-      await api.standIns.stop('historyAuthorize');
+      await suite.api.standIns.stop('historyAuthorize');
       try {
-        const response = await call(api, 'POST', PATH, { token: alice, body: poll });
+        const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
         expect(response.status).toBe(503);
         expect(response.body).toEqual({ code: 503, message: 'agent unavailable' });
-        expect(api.standIns.received('routerEdgeAgent')).toHaveLength(0);
+        expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
       } finally {
-        await api.standIns.serve('historyAuthorize');
+        await suite.api.standIns.serve('historyAuthorize');
       }
     });
 
     it('adds request_service_ms to send only', async () => {
       const send = { edge_id: EDGE, action: 'send', session_id: SESSION, text: 'hello' };
-      const sent = await call(api, 'POST', PATH, { token: alice, body: send });
+      const sent = await call(suite.api, 'POST', PATH, { token: suite.alice, body: send });
       expect(sent.status).toBe(200);
       expect(typeof (sent.body['data'] as Record<string, unknown>)['request_service_ms']).toBe('number');
-      const polled = await call(api, 'POST', PATH, { token: alice, body: poll });
+      const polled = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
       expect(polled.body['data']).not.toHaveProperty('request_service_ms');
     });
   });
@@ -272,18 +254,18 @@ describe('POST /api/v1/edge-agents', () => {
     const watch = { edge_id: EDGE, action: 'watch', access_id: ACCESS.id, session_id: SESSION, cursor: '3' };
 
     it('authorizes again after the reply', async () => {
-      const response = await call(api, 'POST', PATH, { token: alice, body: watch });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
       expect(response.status).toBe(200);
-      expect(api.standIns.received('historyAuthorize')).toHaveLength(2);
+      expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(2);
       // Other actions authorize once.
-      await call(api, 'POST', PATH, { token: alice, body: poll });
-      expect(api.standIns.received('historyAuthorize')).toHaveLength(3);
+      await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
+      expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(3);
     });
 
     it('answers 404 instead of data when the access is revoked during the wait', async () => {
-      api.standIns.handlers.routerEdgeAgent = () => {
+      suite.api.standIns.handlers.routerEdgeAgent = () => {
         // The owner deletes the access while the watch waits.
-        api.standIns.handlers.historyAuthorize = () => ({
+        suite.api.standIns.handlers.historyAuthorize = () => ({
           error: { code: 'access_not_found', message: 'gone' },
         });
         return {
@@ -294,19 +276,19 @@ describe('POST /api/v1/edge-agents', () => {
           messages: [{ role: 'assistant', text: 'secret' }],
         };
       };
-      const response = await call(api, 'POST', PATH, { token: alice, body: watch });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'access not found' });
     });
 
     it('answers 404 when the connector is taken away during the wait', async () => {
-      api.standIns.handlers.routerEdgeAgent = () => {
-        api.standIns.handlers.historyAuthorize = () => ({
+      suite.api.standIns.handlers.routerEdgeAgent = () => {
+        suite.api.standIns.handlers.historyAuthorize = () => ({
           error: { code: 'connector_not_found', message: 'gone' },
         });
         return { version: 1, status: 'ok', session_id: SESSION, revision: 4 };
       };
-      const response = await call(api, 'POST', PATH, { token: alice, body: watch });
+      const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'connector not found' });
     });

@@ -1,24 +1,14 @@
 // File actions through the api: the feature permission is checked before every chunk, and the
 // caller is authorized again after every file RPC, so a revoke mid-transfer stops it and a file's
 // bytes never leave once the grant is gone (reference TestAgentFilesRequireAccessOwnershipAndFilePermissions).
-import { ACCESS, ALICE, EDGE, SESSION, call, startApi, token, type Harness } from './harness.js';
+import { ACCESS, ALICE, EDGE, SESSION, call, token, apiSuite } from './harness.js';
 
 const PATH = '/api/v1/edge-agents';
 const TRANSFER = 't'.repeat(32);
 const WITHOUT_UPLOAD = ['connectors:update', 'ai.access.use', 'files.read'];
 
 describe('POST /api/v1/edge-agents file actions', () => {
-  let api: Harness;
-  let alice: string;
-
-  beforeAll(async () => {
-    api = await startApi('edgefiles');
-    alice = await token(ALICE);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
-  beforeEach(() => api.standIns.reset());
+  const suite = apiSuite('edgefiles');
 
   const chunk = (offset: number) => ({
     edge_id: EDGE,
@@ -29,25 +19,25 @@ describe('POST /api/v1/edge-agents file actions', () => {
   });
 
   it('authorizes again after every file RPC', async () => {
-    api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'ok', file_offset: 4 });
-    const response = await call(api, 'POST', PATH, { token: alice, body: chunk(0) });
+    suite.api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'ok', file_offset: 4 });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: chunk(0) });
     expect(response.status).toBe(200);
-    expect(api.standIns.received('historyAuthorize')).toHaveLength(2);
+    expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(2);
   });
 
   it('answers 403 to the next chunk once files.upload is revoked, without calling the edge', async () => {
-    api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'ok', file_offset: 4 });
-    expect((await call(api, 'POST', PATH, { token: alice, body: chunk(0) })).status).toBe(200);
+    suite.api.standIns.handlers.routerEdgeAgent = () => ({ version: 1, status: 'ok', file_offset: 4 });
+    expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: chunk(0) })).status).toBe(200);
     const revoked = await token(ALICE, { permissions: WITHOUT_UPLOAD });
-    const response = await call(api, 'POST', PATH, { token: revoked, body: chunk(4) });
+    const response = await call(suite.api, 'POST', PATH, { token: revoked, body: chunk(4) });
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ code: 403, message: 'forbidden' });
-    expect(api.standIns.received('routerEdgeAgent')).toHaveLength(1);
+    expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });
 
   it('withholds the bytes of a read when the access is revoked during the chunk', async () => {
-    api.standIns.handlers.routerEdgeAgent = () => {
-      api.standIns.handlers.historyAuthorize = () => ({
+    suite.api.standIns.handlers.routerEdgeAgent = () => {
+      suite.api.standIns.handlers.historyAuthorize = () => ({
         error: { code: 'access_not_found', message: 'gone' },
       });
       return {
@@ -58,8 +48,8 @@ describe('POST /api/v1/edge-agents file actions', () => {
         file_done: true,
       };
     };
-    const response = await call(api, 'POST', PATH, {
-      token: alice,
+    const response = await call(suite.api, 'POST', PATH, {
+      token: suite.alice,
       body: {
         edge_id: EDGE,
         action: 'file_read',
@@ -73,13 +63,13 @@ describe('POST /api/v1/edge-agents file actions', () => {
   });
 
   it('answers 404 when the connector is taken away during an upload chunk', async () => {
-    api.standIns.handlers.routerEdgeAgent = () => {
-      api.standIns.handlers.historyAuthorize = () => ({
+    suite.api.standIns.handlers.routerEdgeAgent = () => {
+      suite.api.standIns.handlers.historyAuthorize = () => ({
         error: { code: 'connector_not_found', message: 'gone' },
       });
       return { version: 1, status: 'ok', file_offset: 4 };
     };
-    const response = await call(api, 'POST', PATH, { token: alice, body: chunk(0) });
+    const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: chunk(0) });
     expect(response.status).toBe(404);
   });
 });

@@ -292,3 +292,38 @@ export class GrantsNotices {
     return this.nc.drain();
   }
 }
+
+type ApiOverrides = Parameters<typeof startApi>[3];
+
+/** What an api suite holds once its `beforeAll` ran. */
+export interface ApiSuite {
+  api: Harness;
+  /** Tokens for ALICE and BOB with every permission. */
+  alice: string;
+  bob: string;
+  /** Grants notices to the api (with `notices: true`). */
+  notices: GrantsNotices;
+}
+
+/**
+ * The api of the enclosing `describe`: started before its tests with `overrides`, stopped after
+ * them, its stand-ins reset before each test. Read the fields inside tests and hooks only (they
+ * are set when the suite starts).
+ */
+export function apiSuite(
+  label: string,
+  options: { overrides?: ApiOverrides; notices?: boolean } = {},
+): ApiSuite {
+  const suite = {} as ApiSuite;
+  beforeAll(async () => {
+    suite.api = await startApi(label, undefined, undefined, options.overrides);
+    [suite.alice, suite.bob] = await Promise.all([token(ALICE), token(BOB)]);
+    if (options.notices) suite.notices = await GrantsNotices.connect(suite.api, label);
+  });
+  afterAll(async () => {
+    await suite.notices?.close();
+    await suite.api?.close();
+  });
+  beforeEach(() => suite.api.standIns.reset());
+  return suite;
+}

@@ -1,17 +1,7 @@
-import { ALICE, call, startApi, token, type Harness } from './harness.js';
+import { call, apiSuite } from './harness.js';
 
 describe('api HTTP behaviour common to every route', () => {
-  let api: Harness;
-  let alice: string;
-
-  beforeAll(async () => {
-    api = await startApi('apihttp');
-    alice = await token(ALICE);
-  });
-  afterAll(async () => {
-    await api.close();
-  });
-  beforeEach(() => api.standIns.reset());
+  const suite = apiSuite('apihttp');
 
   it.each([
     ['GET', '/api/v1/edge-agents', 'POST'],
@@ -21,7 +11,7 @@ describe('api HTTP behaviour common to every route', () => {
     ['GET', `/api/v1/agent-accesses/${'a'.repeat(32)}`, 'PUT, DELETE'],
     ['POST', '/api/v1/agent-accesses/anything?x=1', 'PUT, DELETE'],
   ])('answers %s %s with 405 and Allow: %s, before authentication', async (method, path, allow) => {
-    const response = await call(api, method, path);
+    const response = await call(suite.api, method, path);
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -35,26 +25,26 @@ describe('api HTTP behaviour common to every route', () => {
     '/api/v1/edge-agents/x/y',
     '/api/v2/edge-agents',
   ])('answers 404 for the unknown path %s', async (path) => {
-    const response = await call(api, 'GET', path, { token: alice });
+    const response = await call(suite.api, 'GET', path, { token: suite.alice });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 404, message: 'not found' });
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('marks success and error responses no-store', async () => {
-    const success = await call(api, 'GET', '/api/v1/agent-accesses', { token: alice });
+    const success = await call(suite.api, 'GET', '/api/v1/agent-accesses', { token: suite.alice });
     expect(success.status).toBe(200);
     expect(success.headers.get('cache-control')).toBe('no-store');
-    const unauthorized = await call(api, 'GET', '/api/v1/agent-accesses');
+    const unauthorized = await call(suite.api, 'GET', '/api/v1/agent-accesses');
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get('cache-control')).toBe('no-store');
   });
 
   it('answers an unexpected failure with 500 and an error id, nothing else', async () => {
-    api.standIns.handlers.historyAccessList = () => ({
+    suite.api.standIns.handlers.historyAccessList = () => ({
       error: { code: 'internal', message: 'db password is hunter2' },
     });
-    const response = await call(api, 'GET', '/api/v1/agent-accesses', { token: alice });
+    const response = await call(suite.api, 'GET', '/api/v1/agent-accesses', { token: suite.alice });
     expect(response.status).toBe(500);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(Object.keys(response.body).sort()).toEqual(['code', 'error_id', 'message']);
@@ -63,19 +53,19 @@ describe('api HTTP behaviour common to every route', () => {
   });
 
   it('answers 503 agent unavailable when history is down on a non-edge route', async () => {
-    await api.standIns.stop('historyAccessList');
+    await suite.api.standIns.stop('historyAccessList');
     try {
-      const response = await call(api, 'GET', '/api/v1/agent-accesses', { token: alice });
+      const response = await call(suite.api, 'GET', '/api/v1/agent-accesses', { token: suite.alice });
       expect(response.status).toBe(503);
       expect(response.body).toEqual({ code: 503, message: 'agent unavailable' });
     } finally {
-      await api.standIns.serve('historyAccessList');
+      await suite.api.standIns.serve('historyAccessList');
     }
   });
 
   it('answers a malformed Content-Type header with 400', async () => {
-    const response = await call(api, 'POST', '/api/v1/agent-accesses', {
-      token: alice,
+    const response = await call(suite.api, 'POST', '/api/v1/agent-accesses', {
+      token: suite.alice,
       body: '{}',
       contentType: 'application/json; charset',
     });
