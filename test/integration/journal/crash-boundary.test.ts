@@ -5,7 +5,6 @@
 // turns it `unknown` (never re-sent), and the reconciler settles an `unknown` one only on the
 // edge's own record of the dispatch id. Rounds are run on demand for determinism.
 import { randomBytes } from 'node:crypto';
-import { jest } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import {
   edgeToken,
@@ -20,7 +19,7 @@ import {
   type Submission,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
-import { testServices, TEST_EDGE_SECRET } from '#test-support';
+import { TEST_EDGE_SECRET } from '#test-support';
 import { REDIS } from '../../../apps/session-router/src/common/tokens.js';
 import {
   RECONCILED_REASON,
@@ -31,14 +30,14 @@ import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import {
   HARNESS_TIMEOUT_MS,
-  SLOW_TEST_TIMEOUT_MS,
+  journalSuiteTimeout,
   sessionId,
-  startHarness,
+  startJournalStack,
   type HistoryHarness,
-} from '../history/history-harness.js';
-import { startTestRouter } from '../router/router-harness.js';
+  type JournalStack,
+} from './journal-stack.js';
 
-jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
+journalSuiteTimeout();
 
 const OWNER = 'crash-owner';
 /** Long enough that a test's own rows are never swept by the timer before the test asks. */
@@ -52,6 +51,7 @@ interface FakeEdge {
 }
 
 describe('send crash boundary: sweep and reconcile', () => {
+  let stack: JournalStack;
   let h: HistoryHarness;
   let router: RunningRouter;
   let reconciler: SubmissionReconciler;
@@ -62,29 +62,25 @@ describe('send crash boundary: sweep and reconcile', () => {
   let accessId: string;
 
   beforeAll(async () => {
-    h = await startHarness('crash');
-    const services = await testServices();
-    router = await startTestRouter(
-      { natsUrl: services.natsUrl, redisUrl: services.redisUrl, namespace: h.subjects.namespace },
-      {
+    stack = await startJournalStack('crash', OWNER, {
+      routerEnv: {
         TETHER_EDGE_RPC_TIMEOUT_MS: '500',
         TETHER_OPERATION_CLAIM_MS: '1000',
         TETHER_SUBMISSION_SWEEP_INTERVAL_MS: String(TIMER_INTERVAL_MS),
         TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: '100',
       },
-    );
+    });
+    ({ h, router, edgeId, accessId } = stack);
     reconciler = router.app.get(SubmissionReconciler);
     journal = router.app.get(JournalSequencerService);
     redis = router.app.get<Redis>(REDIS);
-    ({ edgeId, accessId } = await h.enroll(OWNER));
     edge = fakeEdge();
     await h.nc.flush();
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
     edge?.stop();
-    await router?.close();
-    await h?.close();
+    await stack?.close();
   }, HARNESS_TIMEOUT_MS);
 
   function fakeEdge(): FakeEdge {

@@ -3,32 +3,26 @@
 // caller's grant checked. tail/before read the reduced items without splitting one row's items,
 // after reads rows and publishes current state, and an unusable cursor answers a reset.
 import 'reflect-metadata';
-import { jest } from '@jest/globals';
-import { Redis } from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
-  edgeToken,
-  result,
   type EdgeAgentResult,
   type HistoryJournalPageReply,
   type HistoryJournalPageRequest,
   type JournalPage,
-  type SessionUpdate,
 } from '#contracts';
 import { connectNats, requestService } from '#messaging';
-import { signToken, testServices, TEST_EDGE_SECRET, TEST_JWT_SECRET } from '#test-support';
+import { signToken, testServices, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
-import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
   HARNESS_TIMEOUT_MS,
-  SLOW_TEST_TIMEOUT_MS,
+  journalSuiteTimeout,
   sessionId,
-  startHarness,
+  startJournalStack,
   type HistoryHarness,
-} from '../history/history-harness.js';
-import { startTestRouter } from '../router/router-harness.js';
+  type JournalStack,
+} from './journal-stack.js';
 
-jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
+journalSuiteTimeout();
 
 const OWNER = 'page-owner';
 const STRANGER = 'page-stranger';
@@ -36,8 +30,8 @@ const STRANGER = 'page-stranger';
 const APPLY_TIMEOUT_MS = 15_000;
 
 describe('journal pages', () => {
+  let stack: JournalStack;
   let h: HistoryHarness;
-  let router: RunningRouter;
   let api: NestFastifyApplication;
   let apiNc: Awaited<ReturnType<typeof connectNats>>;
   let baseUrl: string;
@@ -47,13 +41,9 @@ describe('journal pages', () => {
   let strangerAccess: string;
 
   beforeAll(async () => {
-    h = await startHarness('jpage');
+    stack = await startJournalStack('jpage', OWNER);
+    ({ h, edgeId, accessId } = stack);
     const services = await testServices();
-    router = await startTestRouter({
-      natsUrl: services.natsUrl,
-      redisUrl: services.redisUrl,
-      namespace: h.subjects.namespace,
-    });
     apiNc = await connectNats({ servers: services.natsUrl, name: 'test-jpage-api' });
     api = await createApiApp({
       config: {
@@ -70,20 +60,13 @@ describe('journal pages', () => {
     const address = api.getHttpServer().address();
     if (typeof address !== 'object' || address === null) throw new Error('api did not bind');
     baseUrl = `http://127.0.0.1:${address.port}`;
-    ({ edgeId, accessId } = await h.enroll(OWNER));
     ({ edgeId: strangerEdge, accessId: strangerAccess } = await h.enroll(STRANGER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
     await api?.close();
     await apiNc?.drain().catch(() => undefined);
-    await router?.close();
-    const services = await testServices();
-    const redis = new Redis(services.redisUrl);
-    const keys = await redis.keys(`${h.subjects.namespace}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-    await h?.close();
+    await stack?.close();
   }, HARNESS_TIMEOUT_MS);
 
   /** Sends snapshots as revisions 1..n of a new session and waits until history applied them. */
@@ -92,16 +75,7 @@ describe('journal pages', () => {
     let epoch = '';
     for (const [i, snapshot] of snapshots.entries()) {
       const revision = i + 1;
-      const update: SessionUpdate = {
-        edge_id: edgeId,
-        edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
-        actor_id: OWNER,
-        access_id: accessId,
-        session_id: sid,
-        revision,
-        emitted_at: Date.now(),
-        snapshot: result('ok', { session_id: sid, revision, ...snapshot }),
-      };
+      const update = stack.update(sid, revision, snapshot);
       epoch = (await requestService(h.nc, h.subjects, 'routerSessionUpdate', update, { timeoutMs: 10_000 }))
         .epoch;
     }

@@ -4,7 +4,6 @@
 // the prev_stream_seq chain), submission rows included, and history's consumer folds them. The
 // compaction cases drive history's own compactor with a small policy (the numbers are injectable)
 // and a clock, so nothing waits two hours.
-import { jest } from '@jest/globals';
 import {
   Limits,
   type EdgeAgentResult,
@@ -22,14 +21,14 @@ import { JournalService } from '../../../apps/history/src/journal/journal.servic
 import { JournalPagesService } from '../../../apps/history/src/journal-pages/journal-pages.service.js';
 import {
   HARNESS_TIMEOUT_MS,
-  SLOW_TEST_TIMEOUT_MS,
   journalEntry,
   sessionId,
   startHarness,
   type HistoryHarness,
 } from '../history/history-harness.js';
+import { journalSuiteTimeout } from './journal-stack.js';
 
-jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
+journalSuiteTimeout(2);
 
 const OWNER = 'ref-page-owner';
 const HOUR = 60 * 60_000;

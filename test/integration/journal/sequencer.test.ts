@@ -3,80 +3,55 @@
 // private redis-server, never the shared one) is re-seeded from the stream so the epoch continues,
 // and when the stream cannot tell, the epoch rolls; history folds every row into the reduced
 // state (render items with revisions and tombstones) in the subject's order.
-import { jest } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
 import {
-  edgeToken,
-  result,
   sealedJournalEntrySchema,
   type EdgeAgentResult,
   type JournalEntry,
   type SessionUpdate,
 } from '#contracts';
 import { decodeJson, requestService } from '#messaging';
-import { freePort, testJournalCipher, testServices, TEST_EDGE_SECRET } from '#test-support';
-import type { RunningRouter } from '../../../apps/session-router/src/app.js';
+import { freePort, testJournalCipher } from '#test-support';
 import {
   HARNESS_TIMEOUT_MS,
-  SLOW_TEST_TIMEOUT_MS,
+  journalSuiteTimeout,
   sessionId,
-  startHarness,
+  startJournalStack,
   type HistoryHarness,
-} from '../history/history-harness.js';
-import { startTestRouter } from '../router/router-harness.js';
+  type JournalStack,
+} from './journal-stack.js';
 import { expectContiguousJournal } from '../../support/journal-chain.js';
 import { PrivateRedis } from '../../support/private-servers.js';
 
-jest.setTimeout(SLOW_TEST_TIMEOUT_MS);
+journalSuiteTimeout();
 
 const OWNER = 'journal-owner';
 const REPLICAS = 3;
 describe('journal sequencer', () => {
+  let stack: JournalStack;
   let h: HistoryHarness;
   let redis: PrivateRedis;
   let admin: Redis;
   let jsm: JetStreamManager;
-  const routers: RunningRouter[] = [];
-  let edgeId: string;
-  let accessId: string;
 
   beforeAll(async () => {
-    h = await startHarness('jseq');
     redis = new PrivateRedis(await freePort());
     await redis.start();
     admin = new Redis(redis.url);
-    const services = await testServices();
-    for (let i = 0; i < REPLICAS; i += 1) {
-      routers.push(
-        await startTestRouter({
-          natsUrl: services.natsUrl,
-          redisUrl: redis.url,
-          namespace: h.subjects.namespace,
-        }),
-      );
-    }
+    stack = await startJournalStack('jseq', OWNER, { replicas: REPLICAS, redisUrl: redis.url });
+    h = stack.h;
     jsm = await jetstreamManager(h.nc);
-    ({ edgeId, accessId } = await h.enroll(OWNER));
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
-    await Promise.allSettled(routers.map((router) => router.close()));
+    await stack?.close();
     await admin?.quit().catch(() => undefined);
     await redis?.close();
-    await h?.close();
   }, HARNESS_TIMEOUT_MS);
 
-  const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate => ({
-    edge_id: edgeId,
-    edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
-    actor_id: OWNER,
-    access_id: accessId,
-    session_id: sid,
-    revision,
-    emitted_at: Date.now(),
-    snapshot: result('ok', { session_id: sid, revision, ...snapshot }),
-  });
+  const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate =>
+    stack.update(sid, revision, snapshot);
   const send = (u: SessionUpdate) =>
     requestService(h.nc, h.subjects, 'routerSessionUpdate', u, { timeoutMs: 10_000 });
 

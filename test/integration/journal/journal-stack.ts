@@ -1,0 +1,87 @@
+// What the journal suites run against: history in process (its own schema), router replicas on
+// the same namespace, and one owner with an enrolled edge and access.
+import { jest } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { edgeToken, result, type EdgeAgentResult, type SessionUpdate } from '#contracts';
+import { testServices, TEST_EDGE_SECRET } from '#test-support';
+import type { RunningRouter } from '../../../apps/session-router/src/app.js';
+import { SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from '../history/history-harness.js';
+import { startTestRouter } from '../router/router-harness.js';
+
+export { HARNESS_TIMEOUT_MS, sessionId, type HistoryHarness } from '../history/history-harness.js';
+
+export interface JournalStackOptions {
+  /** Router replicas (default 1). */
+  replicas?: number;
+  /** The routers' Redis (default the shared test Redis). */
+  redisUrl?: string;
+  /** Router settings beyond the test defaults. */
+  routerEnv?: Record<string, string>;
+}
+
+export interface JournalStack {
+  h: HistoryHarness;
+  routers: RunningRouter[];
+  /** The first replica. */
+  router: RunningRouter;
+  owner: string;
+  edgeId: string;
+  accessId: string;
+  /** The owner's edge reporting `revision` of session `sid` (a snapshot with `snapshot`'s fields). */
+  update(sid: string, revision: number, snapshot?: Partial<EdgeAgentResult>): SessionUpdate;
+  /** Stops the routers and history and removes the namespace's Redis keys. */
+  close(): Promise<void>;
+}
+
+/** Sets the suite's test timeout for journal work (`factor` × the slow-test bound). */
+export function journalSuiteTimeout(factor = 1): void {
+  jest.setTimeout(SLOW_TEST_TIMEOUT_MS * factor);
+}
+
+export async function startJournalStack(
+  label: string,
+  owner: string,
+  options: JournalStackOptions = {},
+): Promise<JournalStack> {
+  const h = await startHarness(label);
+  const services = await testServices();
+  const redisUrl = options.redisUrl ?? services.redisUrl;
+  const place = { natsUrl: services.natsUrl, redisUrl, namespace: h.subjects.namespace };
+  const routers: RunningRouter[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.allSettled(routers.map((router) => router.close()));
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${h.subjects.namespace}:*`).catch(() => []);
+    if (keys.length > 0) await redis.del(...keys).catch(() => undefined);
+    redis.disconnect();
+    await h.close();
+  };
+  try {
+    for (let i = 0; i < (options.replicas ?? 1); i += 1) {
+      routers.push(await startTestRouter(place, options.routerEnv));
+    }
+    const { edgeId, accessId } = await h.enroll(owner);
+    return {
+      h,
+      routers,
+      router: routers[0]!,
+      owner,
+      edgeId,
+      accessId,
+      update: (sid, revision, snapshot = {}) => ({
+        edge_id: edgeId,
+        edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
+        actor_id: owner,
+        access_id: accessId,
+        session_id: sid,
+        revision,
+        emitted_at: Date.now(),
+        snapshot: result('ok', { session_id: sid, revision, ...snapshot }),
+      }),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
