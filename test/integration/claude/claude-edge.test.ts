@@ -22,7 +22,11 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
-import { expectApprovedThenDeclined, expectQuestionAnswered } from '../edge/prompt-scenarios.js';
+import {
+  expectApprovedThenDeclined,
+  expectQuestionAnswered,
+  expectStreamedReply,
+} from '../edge/prompt-scenarios.js';
 
 jest.setTimeout(120_000);
 
@@ -33,7 +37,6 @@ const ACCESS = 'd'.repeat(32);
 const MiB = 1024 * 1024;
 
 const bus = new AgentEdgeBus(EDGE_ID, 'claudeedge', ACCESS, ACTOR);
-const updates = bus.updates;
 
 beforeAll(() => bus.open());
 afterAll(() => bus.close());
@@ -84,6 +87,7 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
 
 /** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
 const { on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
+const steps = { start, send, watch, untilIdle };
 
 describe('edge connector driving the real Claude Code CLI', () => {
   it('streams a reply, then lists the models and switches to one for the next turn', async () => {
@@ -93,20 +97,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
     const id = started.session_id!;
     expect(started.agent_version).toMatch(/^\d+\.\d+\.\d+$/);
 
-    const sent = await send(id, 'hello');
-    const done = await untilIdle(id);
-    expect(done.status).toBe('ok');
-    expect(done.messages).toEqual([
-      { role: 'user', text: 'hello' },
-      { role: 'assistant', text: reply },
-    ]);
-    // Streamed: the router saw the reply grow over several revisions.
-    const partial = updates.filter((update) => {
-      const text = update.session_id === id ? lastAssistant(update.snapshot) : '';
-      return text.length > 0 && text.length < reply.length && reply.startsWith(text);
-    });
-    expect(partial.length).toBeGreaterThan(0);
-    expect(done.revision!).toBeGreaterThan(sent.revision! + 2);
+    await expectStreamedReply(bus, { send, untilIdle }, id, reply);
     const firstModel = current.provider.requests.find((request) => request.step === 'text')?.model;
 
     expect((await rpc({ action: 'model', ...on(id), model: 'sonnet' })).status).toBe('invalid_request');
@@ -135,30 +126,26 @@ describe('edge connector driving the real Claude Code CLI', () => {
       { kind: 'shell', command: `touch ${declined}` },
       { kind: 'text', text: 'did not make it' },
     );
-    await expectApprovedThenDeclined(
-      bus,
-      { start, send, watch, untilIdle },
-      {
-        prompts: ['make approved.txt', 'make declined.txt'],
-        replies: ['made it', 'did not make it'],
-        expectAsked: (approval) =>
-          expect(approval).toMatchObject({
-            kind: 'command',
-            command: `touch ${approved}`,
-            directory: current.project,
-            reason: 'Create approved.txt',
-          }),
-        expectRan: (first) => {
-          expect(existsSync(approved)).toBe(true);
-          expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
-            status: 'completed',
-            command: `touch ${approved}`,
-            exit_code: 0,
-          });
-        },
-        declinedFile: declined,
+    await expectApprovedThenDeclined(bus, steps, {
+      prompts: ['make approved.txt', 'make declined.txt'],
+      replies: ['made it', 'did not make it'],
+      expectAsked: (approval) =>
+        expect(approval).toMatchObject({
+          kind: 'command',
+          command: `touch ${approved}`,
+          directory: current.project,
+          reason: 'Create approved.txt',
+        }),
+      expectRan: (first) => {
+        expect(existsSync(approved)).toBe(true);
+        expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
+          status: 'completed',
+          command: `touch ${approved}`,
+          exit_code: 0,
+        });
       },
-    );
+      declinedFile: declined,
+    });
     // The model was told: its last request carried the refusal as an error result.
     expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: true });
   });
@@ -177,11 +164,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
       },
       { kind: 'text', text: 'Right it is.' },
     );
-    await expectQuestionAnswered(
-      bus,
-      { start, send, watch, untilIdle },
-      { questionId: 'q1', exact: true, refusesOtherAnswers: true },
-    );
+    await expectQuestionAnswered(bus, steps, { questionId: 'q1', exact: true, refusesOtherAnswers: true });
     // The answer reached the model as a tool result, not an error.
     expect(current.provider.requests.at(-1)).toMatchObject({ afterTool: true, lastToolError: false });
   });
@@ -238,14 +221,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('closes a session whose Claude Code process dies mid-turn and leaves the others running', async () => {
     current.provider.script({ kind: 'hang', text: 'Working on it' }, { kind: 'text', text: 'still here' });
-    await expectOneOfTwoKilled({
-      start,
-      send,
-      watch,
-      untilIdle,
-      base: current.base,
-      project: current.project,
-    });
+    await expectOneOfTwoKilled({ ...steps, base: current.base, project: current.project });
   });
 
   it('closes only the session whose CLI sends an oversize frame; the edge keeps serving', async () => {

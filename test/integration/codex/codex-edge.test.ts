@@ -27,7 +27,11 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
 } from '../edge/edge-bus.js';
-import { expectApprovedThenDeclined, expectQuestionAnswered } from '../edge/prompt-scenarios.js';
+import {
+  expectApprovedThenDeclined,
+  expectQuestionAnswered,
+  expectStreamedReply,
+} from '../edge/prompt-scenarios.js';
 
 jest.setTimeout(60_000);
 
@@ -37,7 +41,6 @@ const ACTOR = '7';
 const ACCESS = 'c'.repeat(32);
 
 const bus = new AgentEdgeBus(EDGE_ID, 'codexedge', ACCESS, ACTOR);
-const updates = bus.updates;
 
 beforeAll(() => bus.open());
 afterAll(() => bus.close());
@@ -104,6 +107,7 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
 
 /** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
 const { on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
+const steps = { start, send, watch, untilIdle };
 
 describe('edge connector driving the real Codex CLI', () => {
   it('streams a reply, then lists the models and selects one for the next turn', async () => {
@@ -111,20 +115,7 @@ describe('edge connector driving the real Codex CLI', () => {
     current.provider.script({ kind: 'text', text: reply }, { kind: 'text', text: 'second' });
     const { session_id: id } = await start();
 
-    const sent = await send(id!, 'hello');
-    const done = await untilIdle(id!);
-    expect(done.status).toBe('ok');
-    expect(done.messages).toEqual([
-      { role: 'user', text: 'hello' },
-      { role: 'assistant', text: reply },
-    ]);
-    // Streamed: the router saw the reply grow over several revisions.
-    const partial = updates.filter((update) => {
-      const text = update.session_id === id ? lastAssistant(update.snapshot) : '';
-      return text.length > 0 && text.length < reply.length && reply.startsWith(text);
-    });
-    expect(partial.length).toBeGreaterThan(0);
-    expect(done.revision!).toBeGreaterThan(sent.revision! + 2);
+    await expectStreamedReply(bus, { send, untilIdle }, id!, reply);
 
     expect((await rpc({ action: 'model', ...on(id!), model: FAKE_MODEL })).status).toBe('invalid_request');
     const models = await rpc({ action: 'models', ...on(id!) });
@@ -151,30 +142,26 @@ describe('edge connector driving the real Codex CLI', () => {
       { kind: 'shell', command: `echo declined > ${declined}`, escalate: true },
       { kind: 'text', text: 'did not write it' },
     );
-    await expectApprovedThenDeclined(
-      bus,
-      { start, send, watch, untilIdle },
-      {
-        prompts: ['write approved.txt', 'write declined.txt'],
-        replies: ['wrote it', 'did not write it'],
-        expectAsked: (approval) => {
-          expect(approval).toMatchObject({
-            kind: 'command',
-            directory: current.project,
-            reason: 'Write it?',
-          });
-          expect(approval.command).toContain('echo approved');
-        },
-        expectRan: async (first) => {
-          expect(await readFile(approved, 'utf8')).toBe('approved\n');
-          expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
-            status: 'completed',
-            exit_code: 0,
-          });
-        },
-        declinedFile: declined,
+    await expectApprovedThenDeclined(bus, steps, {
+      prompts: ['write approved.txt', 'write declined.txt'],
+      replies: ['wrote it', 'did not write it'],
+      expectAsked: (approval) => {
+        expect(approval).toMatchObject({
+          kind: 'command',
+          directory: current.project,
+          reason: 'Write it?',
+        });
+        expect(approval.command).toContain('echo approved');
       },
-    );
+      expectRan: async (first) => {
+        expect(await readFile(approved, 'utf8')).toBe('approved\n');
+        expect(first.activities?.find((a) => a.kind === 'commandExecution')).toMatchObject({
+          status: 'completed',
+          exit_code: 0,
+        });
+      },
+      declinedFile: declined,
+    });
   });
 
   it('shows a file change with its diff for approval, then applies it', async () => {
@@ -221,11 +208,11 @@ describe('edge connector driving the real Codex CLI', () => {
       },
       { kind: 'text', text: 'Right it is.' },
     );
-    await expectQuestionAnswered(
-      bus,
-      { start, send, watch, untilIdle },
-      { questionId: 'choice', exact: false, refusesOtherAnswers: false },
-    );
+    await expectQuestionAnswered(bus, steps, {
+      questionId: 'choice',
+      exact: false,
+      refusesOtherAnswers: false,
+    });
     expect(current.provider.requests.at(-1)?.afterTool).toBe(true);
   });
 
@@ -291,13 +278,6 @@ describe('edge connector driving the real Codex CLI', () => {
 
   it('closes a session whose Codex process dies mid-turn and leaves the others running', async () => {
     current.provider.script({ kind: 'hang', text: 'Working on it' }, { kind: 'text', text: 'still here' });
-    await expectOneOfTwoKilled({
-      start,
-      send,
-      watch,
-      untilIdle,
-      base: current.base,
-      project: current.project,
-    });
+    await expectOneOfTwoKilled({ ...steps, base: current.base, project: current.project });
   });
 });

@@ -110,3 +110,28 @@ export async function expectQuestionAnswered(
     output: 'Which one? → Right',
   });
 }
+
+/**
+ * A new session's first turn streams `reply`: the turn ends with the prompt and the reply, and the
+ * router saw the reply grow over several revisions before it was whole.
+ */
+export async function expectStreamedReply(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'send' | 'untilIdle'>,
+  id: string,
+  reply: string,
+): Promise<void> {
+  const sent = await steps.send(id, 'hello');
+  const done = await steps.untilIdle(id);
+  expect(done.status).toBe('ok');
+  expect(done.messages).toEqual([
+    { role: 'user', text: 'hello' },
+    { role: 'assistant', text: reply },
+  ]);
+  const partial = bus.updates.filter((update) => {
+    const text = update.session_id === id ? lastAssistant(update.snapshot) : '';
+    return text.length > 0 && text.length < reply.length && reply.startsWith(text);
+  });
+  expect(partial.length).toBeGreaterThan(0);
+  expect(done.revision!).toBeGreaterThan(sent.revision! + 2);
+}
