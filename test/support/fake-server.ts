@@ -105,9 +105,85 @@ export interface ScriptedModelServer<Step, Logged> {
   readonly baseUrl: string;
   /** Queues steps; each model request consumes one. */
   script(...steps: Step[]): void;
+  /** Steps not consumed yet. */
+  readonly remaining: number;
   /** Requests as shapes and counts only, never prompt or output text. */
   readonly requests: readonly Logged[];
   /** Resolves once `count` requests arrived (bounded by timeoutMs). */
   waitForRequests(count: number, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * A request body parsed as a JSON object (`{}` for any other JSON value or an empty body), or
+ * the status the fake answers instead: 413 past BODY_MAX_BYTES, 400 when it is not JSON.
+ */
+export async function readJsonObject(req: IncomingMessage): Promise<{ body: Json } | { status: 413 | 400 }> {
+  let raw: string;
+  try {
+    raw = await readBody(req);
+  } catch {
+    return { status: 413 };
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw || '{}');
+    return { body: isObject(parsed) ? parsed : {} };
+  } catch {
+    return { status: 400 };
+  }
+}
+
+/** A scripted server's queue of steps and its log of requests. */
+export class ScriptQueue<Step, Logged> {
+  readonly requests: Logged[] = [];
+  private readonly steps: Step[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  constructor(private readonly who: string) {}
+
+  script(...steps: Step[]): void {
+    this.steps.push(...steps);
+  }
+
+  /** Steps not consumed yet. */
+  get remaining(): number {
+    return this.steps.length;
+  }
+
+  next(): Step | undefined {
+    return this.steps.shift();
+  }
+
+  /** Logs a request and wakes whoever waits for a count. */
+  record(entry: Logged): void {
+    this.requests.push(entry);
+    for (const wake of this.waiters) wake();
+  }
+
+  waitFor(count: number, timeoutMs: number): Promise<void> {
+    return waitForCount(this.requests, this.waiters, count, timeoutMs, this.who);
+  }
+}
+
+/**
+ * The ScriptedModelServer a queue and a listening server make, with `extra`'s members (its
+ * getters stay live: they are copied as properties, not read once).
+ */
+export function scriptedServer<Step, Logged, Extra extends object>(
+  queue: ScriptQueue<Step, Logged>,
+  server: Server,
+  where: { port: number; baseUrl: string },
+  extra: Extra,
+): ScriptedModelServer<Step, Logged> & Extra {
+  const base = {
+    ...where,
+    script: (...steps: Step[]) => queue.script(...steps),
+    get remaining() {
+      return queue.remaining;
+    },
+    requests: queue.requests,
+    waitForRequests: (count: number, timeoutMs: number) => queue.waitFor(count, timeoutMs),
+    stop: () => closeServer(server),
+  };
+  return Object.defineProperties(base, Object.getOwnPropertyDescriptors(extra)) as typeof base & Extra;
 }

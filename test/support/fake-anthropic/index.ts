@@ -3,17 +3,17 @@
 // scripted step. The request log keeps shapes and counts only, never prompt or output text.
 import http, { type ServerResponse } from 'node:http';
 import {
-  closeServer,
   isObject,
   type Json,
   listenLocal,
   patchOf,
   promptCommand,
-  readBody,
   type ScriptedModelServer,
   sse,
-  waitForCount,
   YES_NO,
+  readJsonObject,
+  ScriptQueue,
+  scriptedServer,
 } from '../fake-server.js';
 
 /** The key the CLI must be given; any value works, the fake only checks one is sent. */
@@ -56,7 +56,6 @@ export interface FakeClaudeRequestLogEntry {
 
 /** The Messages API for Claude Code (ANTHROPIC_BASE_URL); each streaming POST takes a step. */
 export interface FakeAnthropic extends ScriptedModelServer<FakeClaudeStep, FakeClaudeRequestLogEntry> {
-  readonly remaining: number;
   /** Requests for anything but the Messages API (they get a 404). */
   readonly otherRequests: number;
 }
@@ -233,33 +232,25 @@ function json(res: ServerResponse, status: number, body: Json): void {
 
 /** Starts the fake on 127.0.0.1 with a free port (or `port` when given). */
 export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
-  const steps: FakeClaudeStep[] = [];
-  const requests: FakeClaudeRequestLogEntry[] = [];
-  const waiters = new Set<() => void>();
+  const queue = new ScriptQueue<FakeClaudeStep, FakeClaudeRequestLogEntry>('fake provider');
   let otherRequests = 0;
   let sequence = 0;
-
-  const record = (entry: FakeClaudeRequestLogEntry): void => {
-    requests.push(entry);
-    for (const wake of waiters) wake();
-  };
 
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      let raw: string;
-      try {
-        raw = await readBody(req);
-      } catch {
-        res.writeHead(413).end();
+      const read = await readJsonObject(req);
+      if ('status' in read) {
+        const error = { type: 'invalid_request_error', message: 'unreadable body' };
+        json(res, read.status, { type: 'error', error });
         return;
       }
-      const messages = url.pathname === '/v1/messages';
+      const { body } = read;
       if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
         json(res, 200, { input_tokens: 100 });
         return;
       }
-      if (req.method !== 'POST' || !messages || !req.headers['x-api-key']) {
+      if (req.method !== 'POST' || url.pathname !== '/v1/messages' || !req.headers['x-api-key']) {
         otherRequests++;
         json(res, 404, {
           type: 'error',
@@ -267,18 +258,10 @@ export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
         });
         return;
       }
-      let body: Json;
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        body = isObject(parsed) ? parsed : {};
-      } catch {
-        json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'bad json' } });
-        return;
-      }
       const id = `msg_fake_${++sequence}`;
       if (body.stream !== true) {
         // Side requests (titles, summaries) never take a scripted step.
-        record(summarize(url.pathname, body, 'non_streaming'));
+        queue.record(summarize(url.pathname, body, 'non_streaming'));
         json(res, 200, {
           id,
           type: 'message',
@@ -291,28 +274,23 @@ export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
         });
         return;
       }
-      const step = steps.shift() ?? promptStep(body);
+      const step = queue.next() ?? promptStep(body);
       const entry = summarize(url.pathname, body, step?.kind ?? 'default');
-      record(entry);
+      queue.record(entry);
       serve(res, id, body, step, entry.afterTool);
     })();
   });
   const bound = await listenLocal(server, port);
-
-  return {
-    port: bound,
-    baseUrl: `http://127.0.0.1:${bound}`,
-    script: (...more) => void steps.push(...more),
-    get remaining() {
-      return steps.length;
+  return scriptedServer(
+    queue,
+    server,
+    { port: bound, baseUrl: `http://127.0.0.1:${bound}` },
+    {
+      get otherRequests() {
+        return otherRequests;
+      },
     },
-    requests,
-    get otherRequests() {
-      return otherRequests;
-    },
-    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake provider'),
-    stop: () => closeServer(server),
-  };
+  );
 }
 
 /** The environment that points Claude Code at the fake and keeps it offline. */

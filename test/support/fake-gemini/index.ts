@@ -7,13 +7,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
-  closeServer,
   isObject,
   type Json,
   listenLocal,
-  readBody,
   type ScriptedModelServer,
-  waitForCount,
+  readJsonObject,
+  ScriptQueue,
+  scriptedServer,
 } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
@@ -183,22 +183,18 @@ async function stream(res: ServerResponse, chunks: Json[], delayMs: number): Pro
 
 /** Starts the fake on 127.0.0.1 with a free port. */
 export async function startFakeGemini(): Promise<FakeGemini> {
-  const steps: GeminiStep[] = [];
-  const requests: GeminiRequestLogEntry[] = [];
-  const waiters = new Set<() => void>();
+  const queue = new ScriptQueue<GeminiStep, GeminiRequestLogEntry>('fake gemini');
   let unknownRequests = 0;
 
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      let body: Json = {};
-      try {
-        const parsed: unknown = JSON.parse((await readBody(req)) || '{}');
-        if (isObject(parsed)) body = parsed;
-      } catch {
-        res.writeHead(400).end();
+      const read = await readJsonObject(req);
+      if ('status' in read) {
+        res.writeHead(read.status).end();
         return;
       }
+      const { body } = read;
       const config = isObject(body.generationConfig) ? body.generationConfig : {};
       const json = config.responseMimeType === 'application/json';
       const chat = req.method === 'POST' && url.pathname.endsWith(':streamGenerateContent');
@@ -219,9 +215,9 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         return;
       }
       const afterTool = lastParts(body).some((part) => part.functionResponse !== undefined);
-      const step = afterTool ? undefined : (steps.shift() ?? promptStep(body));
+      const step = afterTool ? undefined : (queue.next() ?? promptStep(body));
       const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
-      requests.push({
+      queue.record({
         model: decodeURIComponent(/\/models\/([^:/]+):/.exec(url.pathname)?.[1] ?? ''),
         step: step?.kind ?? 'default',
         contents: contents.length,
@@ -233,23 +229,21 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         ).length,
         afterTool,
       });
-      for (const wake of waiters) wake();
       const { chunks, delayMs } = stepChunks(step, afterTool);
       await stream(res, chunks, delayMs);
     })();
   });
   const port = await listenLocal(server);
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
-    script: (...more) => void steps.push(...more),
-    requests,
-    get unknownRequests() {
-      return unknownRequests;
+  return scriptedServer(
+    queue,
+    server,
+    { port, baseUrl: `http://127.0.0.1:${port}` },
+    {
+      get unknownRequests() {
+        return unknownRequests;
+      },
     },
-    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake gemini'),
-    stop: () => closeServer(server),
-  };
+  );
 }
 
 /** The environment that points Gemini CLI at the fake (allow-listed by the ACP driver). */

@@ -5,17 +5,17 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
-  closeServer,
   isObject,
   type Json,
   listenLocal,
   patchOf,
   promptCommand,
-  readBody,
   type ScriptedModelServer,
   sse,
-  waitForCount,
   YES_NO,
+  readJsonObject,
+  ScriptQueue,
+  scriptedServer,
 } from '../fake-server.js';
 
 export const FAKE_MODEL = 'fake-model';
@@ -62,8 +62,6 @@ export interface FakeRequestLogEntry {
 
 /** The Responses API for Codex (its `base_url`); each POST /responses takes a step. */
 export interface FakeProvider extends ScriptedModelServer<FakeStep, FakeRequestLogEntry> {
-  /** Steps not consumed yet. */
-  readonly remaining: number;
   /** CONNECT or absolute-URL requests: outbound traffic Codex tried through the proxy. */
   readonly outboundAttempts: number;
 }
@@ -311,9 +309,7 @@ function serve(
 
 /** Starts the fake on 127.0.0.1 with a free port. */
 export async function startFakeProvider(): Promise<FakeProvider> {
-  const steps: FakeStep[] = [];
-  const requests: FakeRequestLogEntry[] = [];
-  const waiters = new Set<() => void>();
+  const queue = new ScriptQueue<FakeStep, FakeRequestLogEntry>('fake provider');
   let outboundAttempts = 0;
   let sequence = 0;
 
@@ -321,11 +317,9 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
       if (/^https?:/.test(req.url ?? '')) outboundAttempts++;
-      let raw: string;
-      try {
-        raw = await readBody(req);
-      } catch {
-        res.writeHead(413).end();
+      const read = await readJsonObject(req);
+      if ('status' in read) {
+        res.writeHead(read.status).end();
         return;
       }
       if (req.method !== 'POST' || !url.pathname.endsWith('/responses')) {
@@ -333,19 +327,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         res.end(JSON.stringify({ error: { message: 'fake provider: no such route' } }));
         return;
       }
-      let body: Json;
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        body = isObject(parsed) ? parsed : {};
-      } catch {
-        res.writeHead(400).end();
-        return;
-      }
-      const step = steps.shift() ?? promptStep(body);
-      const entry = summarize(url.pathname, body, step?.kind ?? 'default');
-      requests.push(entry);
-      for (const wake of waiters) wake();
-      serve(res, ++sequence, body, step, entry.afterTool);
+      const step = queue.next() ?? promptStep(read.body);
+      const entry = summarize(url.pathname, read.body, step?.kind ?? 'default');
+      queue.record(entry);
+      serve(res, ++sequence, read.body, step, entry.afterTool);
     })();
   });
   server.on('connect', (_req, socket) => {
@@ -353,21 +338,16 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
   const port = await listenLocal(server);
-
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    script: (...more) => void steps.push(...more),
-    get remaining() {
-      return steps.length;
+  return scriptedServer(
+    queue,
+    server,
+    { port, baseUrl: `http://127.0.0.1:${port}/v1` },
+    {
+      get outboundAttempts() {
+        return outboundAttempts;
+      },
     },
-    requests,
-    get outboundAttempts() {
-      return outboundAttempts;
-    },
-    waitForRequests: (count, timeoutMs) => waitForCount(requests, waiters, count, timeoutMs, 'fake provider'),
-    stop: () => closeServer(server),
-  };
+  );
 }
 
 /**
