@@ -136,7 +136,7 @@ function replicaFault(name: ServiceName): Fault {
 
 test('kill -9 the stream leader node, a Redis master and one replica of each service under load: nothing lost or doubled', async () => {
   const edgeId = stack.edge!.id;
-  const { accessId, sessions } = await startScriptedSessions(
+  const scripted = await startScriptedSessions(
     client,
     e2e.owner,
     { edgeId, project: e2e.projectDir, name: 'faults-clustered' },
@@ -164,17 +164,13 @@ test('kill -9 the stream leader node, a Redis master and one replica of each ser
     },
     ...KILLED.map(replicaFault),
   ];
-  // TETHER_FAULTS_ONLY=NATS,Redis runs only the faults whose names start so (while investigating one).
-  const only = process.env.TETHER_FAULTS_ONLY?.split(',');
   const run = new FaultRun({
     client,
-    owner: e2e.owner,
-    databaseUrl: e2e.database.url,
+    e2e,
     edgeId,
-    accessId,
-    sessions,
+    ...scripted,
     clients: CLIENTS,
-    faults: faults.filter((fault) => !only || only.some((prefix) => fault.name.startsWith(prefix))),
+    faults,
     // Each service's own last lines too: during an outage one service's warnings fill the shared tail.
     output: () =>
       `${stack.output()}\n${[...REPLICAS, 'edge' as const].map((name) => stack.outputOf(name)).join('')}\n${nats.output()}`,

@@ -9,7 +9,7 @@
 import { expect } from '@jest/globals';
 import pg from 'pg';
 import { LoadClient, SseView, storedUserTexts, Turns } from '../support/closed-loop.js';
-import type { ApiClient } from '../support/http.js';
+import type { E2eStack } from '../support/e2e-stack.js';
 import { failureKinds, figuresOf, table, type FaultFigures, type FaultWindow } from './figures.js';
 
 export interface Fault {
@@ -24,14 +24,14 @@ export interface Fault {
 
 export interface FaultRunSetup {
   client: LoadClient;
-  /** The owner's HTTP client, for reading history pages. */
-  owner: ApiClient;
-  databaseUrl: string;
+  /** The stack under test: its owner's client reads history pages; its database is checked. */
+  e2e: Pick<E2eStack, 'owner' | 'database'>;
   edgeId: string;
   accessId: string;
   /** The sessions the clients share (an edge keeps at most 4 live), at their start revision. */
   sessions: { id: string; revision: number }[];
   clients: number;
+  /** The faults, in order; TETHER_FAULTS_ONLY=a,b keeps those whose names start so (to investigate one). */
   faults: Fault[];
   /** The stack's recent output, printed when a bound is missed. */
   output(): string;
@@ -103,7 +103,11 @@ export class FaultRun {
     await this.until(() => Promise.resolve(this.sent.length >= timing.warmupSends), 'the load flowing');
     const windows: FaultWindow[] = [];
     const behind: string[] = [];
-    for (const fault of this.setup.faults) {
+    const only = process.env.TETHER_FAULTS_ONLY?.split(',');
+    const faults = this.setup.faults.filter(
+      (fault) => !only || only.some((prefix) => fault.name.startsWith(prefix)),
+    );
+    for (const fault of faults) {
       const window = await this.apply(fault, behind);
       windows.push(window);
       const from = Number.isNaN(window.caughtUpAt) ? window.recoveredAt : window.caughtUpAt;
@@ -197,7 +201,8 @@ export class FaultRun {
 
   /** What history holds, session by session, compared with what was acknowledged. */
   private async collect(windows: FaultWindow[], behind: string[]): Promise<FaultRunResult> {
-    const { client, owner, edgeId, accessId } = this.setup;
+    const { client, edgeId, accessId } = this.setup;
+    const { owner } = this.setup.e2e;
     const sessionIds = this.setup.sessions.map((session) => session.id);
     const query = `edge_id=${edgeId}&access_id=${accessId}`;
     // One bound for all sessions: a history that lost sends must fail the run, not time it out.
@@ -283,7 +288,7 @@ export class FaultRun {
    * reason there (or `missing`), and what the stack logged about it, to explain a failed run.
    */
   private async notAccepted(): Promise<string[]> {
-    const db = new pg.Client({ connectionString: this.setup.databaseUrl });
+    const db = new pg.Client({ connectionString: this.setup.e2e.database.url });
     await db.connect();
     try {
       const result = await db.query<{
@@ -325,7 +330,7 @@ export class FaultRun {
 
   /** The submissions of these operation ids in Postgres (history's journal of sends), by state. */
   private async submissions(operationIds: string[]): Promise<Record<string, number>> {
-    const db = new pg.Client({ connectionString: this.setup.databaseUrl });
+    const db = new pg.Client({ connectionString: this.setup.e2e.database.url });
     await db.connect();
     try {
       const result = await db.query<{ dispatch_state: string; count: string }>(

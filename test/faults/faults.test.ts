@@ -143,23 +143,19 @@ const FAULTS: Fault[] = [
 
 test('every service and dependency killed in turn under load: nothing acknowledged lost or doubled', async () => {
   const edgeId = stack.edge!.id;
-  const { accessId, sessions } = await startScriptedSessions(
+  const scripted = await startScriptedSessions(
     client,
     e2e.owner,
     { edgeId, project: e2e.projectDir, name: 'faults' },
     SESSIONS,
   );
-  // TETHER_FAULTS_ONLY=edge,Redis runs only the faults whose names start so (while investigating one).
-  const only = process.env.TETHER_FAULTS_ONLY?.split(',');
   const run = new FaultRun({
     client,
-    owner: e2e.owner,
-    databaseUrl: e2e.database.url,
+    e2e,
     edgeId,
-    accessId,
-    sessions,
+    ...scripted,
     clients: CLIENTS,
-    faults: FAULTS.filter((fault) => !only || only.some((prefix) => fault.name.startsWith(prefix))),
+    faults: FAULTS,
     // Each service's own last lines too: during an outage the api's warnings fill the shared tail.
     output: () => `${stack.output()}\n${SERVICES.map((name) => stack.outputOf(name)).join('')}`,
     timing: {

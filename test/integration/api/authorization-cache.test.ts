@@ -94,13 +94,8 @@ describe('authorization cache', () => {
     const watch = { ...poll, action: 'watch', cursor: '3' };
     await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
     expect(authorizations()).toBe(1);
-    suite.api.standIns.handlers.routerEdgeAgent = () => {
-      // Revoked while the watch waits, and no notice arrived (yet).
-      suite.api.standIns.handlers.historyAuthorize = () => ({
-        error: { code: 'access_not_found', message: 'gone' },
-      });
-      return { version: 1, status: 'ok', session_id: SESSION, revision: 4 };
-    };
+    // Revoked while the watch waits, and no notice arrived (yet).
+    suite.api.standIns.revokeDuring({ session_id: SESSION, revision: 4 }, 'access_not_found');
     const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
     expect(response.status).toBe(404);
     // The first check was remembered, the one after the wait was not.

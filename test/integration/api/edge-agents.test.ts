@@ -263,31 +263,18 @@ describe('POST /api/v1/edge-agents', () => {
     });
 
     it('answers 404 instead of data when the access is revoked during the wait', async () => {
-      suite.api.standIns.handlers.routerEdgeAgent = () => {
-        // The owner deletes the access while the watch waits.
-        suite.api.standIns.handlers.historyAuthorize = () => ({
-          error: { code: 'access_not_found', message: 'gone' },
-        });
-        return {
-          version: 1,
-          status: 'ok',
-          session_id: SESSION,
-          revision: 4,
-          messages: [{ role: 'assistant', text: 'secret' }],
-        };
-      };
+      // The owner deletes the access while the watch waits.
+      suite.api.standIns.revokeDuring(
+        { session_id: SESSION, revision: 4, messages: [{ role: 'assistant', text: 'secret' }] },
+        'access_not_found',
+      );
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'access not found' });
     });
 
     it('answers 404 when the connector is taken away during the wait', async () => {
-      suite.api.standIns.handlers.routerEdgeAgent = () => {
-        suite.api.standIns.handlers.historyAuthorize = () => ({
-          error: { code: 'connector_not_found', message: 'gone' },
-        });
-        return { version: 1, status: 'ok', session_id: SESSION, revision: 4 };
-      };
+      suite.api.standIns.revokeDuring({ session_id: SESSION, revision: 4 }, 'connector_not_found');
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 404, message: 'connector not found' });

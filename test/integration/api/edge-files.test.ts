@@ -36,18 +36,10 @@ describe('POST /api/v1/edge-agents file actions', () => {
   });
 
   it('withholds the bytes of a read when the access is revoked during the chunk', async () => {
-    suite.api.standIns.handlers.routerEdgeAgent = () => {
-      suite.api.standIns.handlers.historyAuthorize = () => ({
-        error: { code: 'access_not_found', message: 'gone' },
-      });
-      return {
-        version: 1,
-        status: 'ok',
-        file_data: Buffer.from('secret').toString('base64'),
-        file_offset: 6,
-        file_done: true,
-      };
-    };
+    suite.api.standIns.revokeDuring(
+      { file_data: Buffer.from('secret').toString('base64'), file_offset: 6, file_done: true },
+      'access_not_found',
+    );
     const response = await call(suite.api, 'POST', PATH, {
       token: suite.alice,
       body: {
@@ -63,12 +55,7 @@ describe('POST /api/v1/edge-agents file actions', () => {
   });
 
   it('answers 404 when the connector is taken away during an upload chunk', async () => {
-    suite.api.standIns.handlers.routerEdgeAgent = () => {
-      suite.api.standIns.handlers.historyAuthorize = () => ({
-        error: { code: 'connector_not_found', message: 'gone' },
-      });
-      return { version: 1, status: 'ok', file_offset: 4 };
-    };
+    suite.api.standIns.revokeDuring({ file_offset: 4 }, 'connector_not_found');
     const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: chunk(0) });
     expect(response.status).toBe(404);
   });

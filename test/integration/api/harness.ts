@@ -160,6 +160,17 @@ export class StandIns {
     return list;
   }
 
+  /**
+   * The router answers `reply`, and while it does the grant goes away: history refuses every
+   * authorization after it with `code` (an access deleted, a connector taken away mid-call).
+   */
+  revokeDuring(reply: Record<string, unknown>, code: 'access_not_found' | 'connector_not_found'): void {
+    this.handlers.routerEdgeAgent = () => {
+      this.handlers.historyAuthorize = () => ({ error: { code, message: 'gone' } });
+      return { version: 1, status: 'ok', ...reply };
+    };
+  }
+
   reset(): void {
     this.calls.clear();
     Object.assign(this.handlers, DEFAULT_HANDLERS);
