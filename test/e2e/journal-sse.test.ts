@@ -3,10 +3,11 @@
 // same item state as a client that never disconnected, and both match a fresh page.
 import { jest } from '@jest/globals';
 import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot, startSession } from '#test-support';
-import type { HistoryJournalPageReply, JournalItem, JournalSnapshot } from '#contracts';
+import type { HistoryJournalPageReply, JournalItem } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseParser } from '../support/sse-parser.js';
+import { SseView } from '../support/closed-loop.js';
 
 jest.setTimeout(120_000);
 
@@ -18,35 +19,6 @@ const CONVERGE_TIMEOUT_MS = 30_000;
 
 function ordered(items: JournalItem[]): JournalItem[] {
   return [...items].sort((a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId));
-}
-
-/** What a client holds: items by id, and the cursor of the last event it applied. */
-class ClientState {
-  items = new Map<string, JournalItem>();
-  lastEventId: string | undefined;
-
-  apply(type: string, id: string | undefined, data: string): void {
-    const event = JSON.parse(data) as {
-      snapshot?: JournalSnapshot;
-      batch?: { items: JournalItem[]; removedItemIds: string[] };
-    };
-    if ((type === 'snapshot' || type === 'reset') && event.snapshot) {
-      this.items = new Map(event.snapshot.items.map((item) => [item.itemId, item]));
-    } else if (type === 'batch' && event.batch) {
-      for (const item of event.batch.items) {
-        const held = this.items.get(item.itemId);
-        if (!held || held.revision <= item.revision) this.items.set(item.itemId, item);
-      }
-      for (const removed of event.batch.removedItemIds) this.items.delete(removed);
-    }
-    if (id !== undefined) this.lastEventId = id;
-  }
-
-  view(): JournalItem[] {
-    return [...this.items.values()].sort(
-      (a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId),
-    );
-  }
 }
 
 let e2e: E2eStack;
@@ -78,7 +50,7 @@ afterAll(async () => {
  * Reads one SSE connection into `state` until `signal` aborts it or the server closes it. Events
  * are applied only when complete, as a browser's EventSource does.
  */
-async function readStream(url: string, state: ClientState, signal: AbortSignal): Promise<void> {
+async function readStream(url: string, state: SseView, signal: AbortSignal): Promise<void> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
   if (state.lastEventId !== undefined) headers['last-event-id'] = state.lastEventId;
   let response: Response;
@@ -123,12 +95,12 @@ async function scenario(): Promise<void> {
   await untilInHistory(alice, sessionId, query);
 
   // The steady client: one connection for the whole test.
-  const steady = new ClientState();
+  const steady = new SseView();
   const steadyAbort = new AbortController();
   const steadyDone = readStream(eventsUrl, steady, steadyAbort.signal);
 
   // The flaky client: connects, reads for a random while, drops, resumes from its last event id.
-  const flaky = new ClientState();
+  const flaky = new SseView();
   let traffic = true;
   let reconnects = 0;
   const flakyDone = (async () => {

@@ -115,14 +115,8 @@ afterAll(async () => {
 });
 
 test('a rolling restart of 2 api and 3 router replicas under load fails no request and loses or doubles no message', async () => {
-  const edgeId = stack.edge!.id;
-  const started = await startScriptedSessions(
-    client,
-    e2e.owner,
-    { edgeId, project: e2e.projectDir, name: 'rollout' },
-    SESSIONS,
-  );
-  const accessId = started.accessId;
+  const started = await startScriptedSessions(client, e2e, 'rollout', SESSIONS);
+  const { edgeId, accessId } = started;
   const query = `edge_id=${edgeId}&access_id=${accessId}`;
   const sessions = started.sessions.map((session) => ({
     ...session,

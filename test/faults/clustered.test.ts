@@ -135,13 +135,7 @@ function replicaFault(name: ServiceName): Fault {
 }
 
 test('kill -9 the stream leader node, a Redis master and one replica of each service under load: nothing lost or doubled', async () => {
-  const edgeId = stack.edge!.id;
-  const scripted = await startScriptedSessions(
-    client,
-    e2e.owner,
-    { edgeId, project: e2e.projectDir, name: 'faults-clustered' },
-    SESSIONS,
-  );
+  const scripted = await startScriptedSessions(client, e2e, 'faults-clustered', SESSIONS);
 
   let leader = 0;
   const faults: Fault[] = [
@@ -167,7 +161,6 @@ test('kill -9 the stream leader node, a Redis master and one replica of each ser
   const run = new FaultRun({
     client,
     e2e,
-    edgeId,
     ...scripted,
     clients: CLIENTS,
     faults,

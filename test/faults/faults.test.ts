@@ -142,17 +142,10 @@ const FAULTS: Fault[] = [
 ];
 
 test('every service and dependency killed in turn under load: nothing acknowledged lost or doubled', async () => {
-  const edgeId = stack.edge!.id;
-  const scripted = await startScriptedSessions(
-    client,
-    e2e.owner,
-    { edgeId, project: e2e.projectDir, name: 'faults' },
-    SESSIONS,
-  );
+  const scripted = await startScriptedSessions(client, e2e, 'faults', SESSIONS);
   const run = new FaultRun({
     client,
     e2e,
-    edgeId,
     ...scripted,
     clients: CLIENTS,
     faults: FAULTS,

@@ -10,6 +10,7 @@ import {
   type JournalItem,
   type JournalSnapshot,
 } from '#contracts';
+import type { E2eStack } from './e2e-stack.js';
 import type { ApiClient } from './http.js';
 import { sleep } from './polling.js';
 import { SseParser } from './sse-parser.js';
@@ -250,7 +251,7 @@ export class LoadClient {
   }
 }
 
-/** A client's view of its session's journal, from the SSE events it applied. */
+/** A client's view of its session's journal, from the SSE events it applied (and the cursor to resume from). */
 export class SseView {
   items = new Map<string, JournalItem>();
   lastEventId: string | undefined;
@@ -263,7 +264,10 @@ export class SseView {
   }
 
   apply(type: string, id: string | undefined, data: string): void {
-    const event = JSON.parse(data) as { snapshot?: JournalSnapshot; batch?: { items: JournalItem[] } };
+    const event = JSON.parse(data) as {
+      snapshot?: JournalSnapshot;
+      batch?: { items: JournalItem[]; removedItemIds?: string[] };
+    };
     if ((type === 'snapshot' || type === 'reset') && event.snapshot) {
       this.items = new Map(event.snapshot.items.map((item) => [item.itemId, item]));
     } else if (type === 'batch' && event.batch) {
@@ -271,8 +275,16 @@ export class SseView {
         const held = this.items.get(item.itemId);
         if (!held || held.revision <= item.revision) this.items.set(item.itemId, item);
       }
+      for (const removed of event.batch.removedItemIds ?? []) this.items.delete(removed);
     }
     if (id !== undefined) this.lastEventId = id;
+  }
+
+  /** The items in journal order (sequence, then id). */
+  view(): JournalItem[] {
+    return [...this.items.values()].sort(
+      (a, b) => a.sequence - b.sequence || a.itemId.localeCompare(b.itemId),
+    );
   }
 
   userTexts(): string[] {
@@ -336,24 +348,24 @@ export class Turns {
 }
 
 /**
- * A saved access of the edge's scripted installation (created by `owner`), and `count` sessions
- * of it started through `client`: what every load suite begins with.
+ * A saved access of the stack edge's scripted installation (created by the stack's owner), and
+ * `count` sessions of it started through `client`: what every load suite begins with.
  */
 export async function startScriptedSessions(
   client: LoadClient,
-  owner: ApiClient,
-  place: { edgeId: string; project: string; name: string },
+  e2e: Pick<E2eStack, 'stack' | 'owner' | 'projectDir'>,
+  name: string,
   count: number,
-): Promise<{ accessId: string; sessions: { id: string; revision: number }[] }> {
-  const { edgeId, project } = place;
+): Promise<{ edgeId: string; accessId: string; sessions: { id: string; revision: number }[] }> {
+  const edgeId = e2e.stack.edge!.id;
   const discovered = await client.call({ edge_id: edgeId, action: 'discover' });
   const installation = discovered.installations!.find((candidate) => candidate.kind === 'scripted')!;
-  const created = await owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-    name: place.name,
+  const created = await e2e.owner.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
+    name,
     kind: 'scripted',
     edge_id: edgeId,
     installation_id: installation.id,
-    project,
+    project: e2e.projectDir,
   });
   if (created.status !== 200) throw new Error(`the saved access was refused: HTTP ${created.status}`);
   const accessId = created.body.data!.id;
@@ -364,9 +376,9 @@ export async function startScriptedSessions(
       action: 'start',
       access_id: accessId,
       installation_id: installation.id,
-      project,
+      project: e2e.projectDir,
     });
     sessions.push({ id: started.session_id!, revision: started.revision ?? 0 });
   }
-  return { accessId, sessions };
+  return { edgeId, accessId, sessions };
 }

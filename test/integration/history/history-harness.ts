@@ -14,6 +14,8 @@ import {
   type RequestMap,
   type RequestName,
   type RequestOf,
+  type Submission,
+  type JournalSubmissionEntry,
 } from '#contracts';
 import { connectNats, encodeJson, requestService } from '#messaging';
 import {
@@ -61,6 +63,56 @@ export interface HistoryHarness {
 
 export function sessionId(): string {
   return randomBytes(16).toString('hex');
+}
+
+/** Whose journal a test row is in. */
+export interface RowScope {
+  actorId: string;
+  edgeId: string;
+  accessId?: string;
+  sessionId: string;
+}
+
+/** Where a row stands in its session's journal. */
+export interface RowPlace {
+  epoch: string;
+  revision: number;
+  recordedAt: number;
+}
+
+/** An edge update row whose snapshot holds `snapshot`'s fields and no messages or activities besides. */
+export function updateRow(
+  scope: RowScope,
+  place: RowPlace,
+  snapshot: Partial<EdgeAgentResult>,
+): JournalEntry {
+  const entry = { ...journalEntry(scope, place.revision, {}, place.recordedAt), epoch: place.epoch };
+  entry.snapshot = { ...entry.snapshot, messages: [], activities: [], ...snapshot };
+  return entry;
+}
+
+/** A router-written submission row (at the head's revision; sequence and chain link set by the publisher). */
+export function submissionRow(
+  scope: RowScope,
+  place: RowPlace,
+  submission: Submission,
+): JournalSubmissionEntry {
+  const row: JournalSubmissionEntry = {
+    v: 1,
+    kind: 'submission',
+    session_id: scope.sessionId,
+    edge_id: scope.edgeId,
+    actor_id: scope.actorId,
+    epoch: place.epoch,
+    revision: Math.max(place.revision, 1),
+    sequence: 0,
+    prev_stream_seq: 0,
+    fence: submission.fence,
+    submission,
+    recorded_at: place.recordedAt,
+  };
+  if (scope.accessId) row.access_id = scope.accessId;
+  return row;
 }
 
 export function journalEntry(

@@ -7,13 +7,7 @@
 // nothing. A backlog is built by stopping the consumer, publishing, and starting it again.
 import { jest } from '@jest/globals';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
-import type {
-  EdgeAgentResult,
-  JournalEntry,
-  JournalMessage,
-  JournalSubmissionEntry,
-  Submission,
-} from '#contracts';
+import type { EdgeAgentResult, JournalMessage, Submission } from '#contracts';
 import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import { JournalConsumer } from '../../../apps/history/src/journal/journal.consumer.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
@@ -21,9 +15,10 @@ import {
   HARNESS_TIMEOUT_MS,
   HISTORY_KEY,
   SLOW_TEST_TIMEOUT_MS,
-  journalEntry,
   sessionId,
   startHarness,
+  submissionRow,
+  updateRow,
   type HistoryHarness,
 } from './history-harness.js';
 
@@ -117,36 +112,14 @@ describe('history: batched journal ingest', () => {
           continue;
         }
         this.sequence += 1;
-        if (step.kind === 'update') {
-          this.revision += 1;
-          const entry: JournalEntry = {
-            ...journalEntry(
-              { actorId: OWNER, edgeId, accessId, sessionId: this.sid },
-              this.revision,
-              {},
-              1_000,
-            ),
-            epoch: this.epoch,
-          };
-          entry.snapshot = { ...entry.snapshot, messages: [], activities: [], ...step.snapshot };
-          entry.sequence = this.sequence;
-          return entry;
-        }
-        const row: JournalSubmissionEntry = {
-          v: 1,
-          kind: 'submission',
-          session_id: this.sid,
-          edge_id: edgeId,
-          actor_id: OWNER,
-          access_id: accessId,
-          epoch: this.epoch,
-          revision: Math.max(this.revision, 1),
-          sequence: this.sequence,
-          prev_stream_seq: 0,
-          fence: step.submission.fence,
-          submission: step.submission,
-          recorded_at: 1_000,
-        };
+        const scope = { actorId: OWNER, edgeId, accessId, sessionId: this.sid };
+        if (step.kind === 'update') this.revision += 1;
+        const place = { epoch: this.epoch, revision: this.revision, recordedAt: 1_000 };
+        const row =
+          step.kind === 'update'
+            ? updateRow(scope, place, step.snapshot)
+            : submissionRow(scope, place, step.submission);
+        row.sequence = this.sequence;
         return row;
       }
     }

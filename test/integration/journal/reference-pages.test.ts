@@ -21,9 +21,10 @@ import { JournalService } from '../../../apps/history/src/journal/journal.servic
 import { JournalPagesService } from '../../../apps/history/src/journal-pages/journal-pages.service.js';
 import {
   HARNESS_TIMEOUT_MS,
-  journalEntry,
   sessionId,
   startHarness,
+  submissionRow,
+  updateRow,
   type HistoryHarness,
 } from '../history/history-harness.js';
 import { journalSuiteTimeout } from './journal-stack.js';
@@ -73,37 +74,20 @@ describe('journal pages: reference orca §7 cases', () => {
     /** An edge update at the next revision. */
     async update(snapshot: Partial<EdgeAgentResult>, recordedAt = Date.now()): Promise<number> {
       this.revision += 1;
-      const entry: JournalEntry = {
-        ...journalEntry(
-          { actorId: OWNER, edgeId, accessId, sessionId: this.sid },
-          this.revision,
-          {},
-          recordedAt,
-        ),
-        epoch: this.epoch,
-      };
-      entry.snapshot = { ...entry.snapshot, messages: [], activities: [], ...snapshot };
-      return this.publish(entry);
+      return this.publish(updateRow(this.scope(), this.place(recordedAt), snapshot));
     }
 
     /** A router-written submission row (the head's revision repeated). */
     async submission(submission: Submission, recordedAt = Date.now()): Promise<number> {
-      const entry: JournalSubmissionEntry = {
-        v: 1,
-        kind: 'submission',
-        session_id: this.sid,
-        edge_id: edgeId,
-        actor_id: OWNER,
-        access_id: accessId,
-        epoch: this.epoch,
-        revision: Math.max(this.revision, 1),
-        sequence: 0,
-        prev_stream_seq: 0,
-        fence: submission.fence,
-        submission,
-        recorded_at: recordedAt,
-      };
-      return this.publish(entry);
+      return this.publish(submissionRow(this.scope(), this.place(recordedAt), submission));
+    }
+
+    private scope() {
+      return { actorId: OWNER, edgeId, accessId, sessionId: this.sid };
+    }
+
+    private place(recordedAt: number) {
+      return { epoch: this.epoch, revision: this.revision, recordedAt };
     }
 
     /** Starts a new epoch (the router lost its head): sequences start over at 1. */
