@@ -20,6 +20,8 @@ export {
   ensureDurableConsumer,
   consumeDurable,
   redeliveryDelay,
+  retryDelay,
+  warnsOn,
   sessionsStreamSpec,
   withJetStreamRetry,
   consumeTraced,
@@ -29,6 +31,7 @@ export { ensureAuditStream, auditStreamSpec } from './audit-stream.js';
 export { DurableLoop } from './durable-loop.js';
 export { compareStream, describeDifference, streamConfig, StreamConfigError } from './stream-config.js';
 export type { StreamDifference, StreamSpec } from './stream-config.js';
+export type { RetryPolicy } from './jetstream.js';
 export {
   traceHeaders,
   traceContextOf,

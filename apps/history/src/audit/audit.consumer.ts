@@ -13,7 +13,9 @@ import {
   decodeJson,
   consumeDurable,
   DurableLoop,
-  redeliveryDelay,
+  retryDelay,
+  warnsOn,
+  type RetryPolicy,
   ensureAuditStream,
   MalformedPayloadError,
   NATS_CONNECTION,
@@ -26,16 +28,13 @@ import { AuditRepository } from './audit.repository.js';
 const AUDIT_ACK_WAIT_NS = 30 * 1_000_000_000;
 /** Records handed to one replica before it acks some. */
 const AUDIT_MAX_ACK_PENDING = 256;
-/** First retry delay after a failed insert (database away), doubled per delivery up to the max. */
-const AUDIT_NAK_DELAY_MS = 2_000;
-const AUDIT_NAK_MAX_DELAY_MS = 60_000;
+/** Retries after a failed insert (database away). */
+const AUDIT_RETRY: RetryPolicy = { baseMs: 2_000, maxMs: 60_000, warnEvery: 10 };
 /**
  * Deliveries after which a record no insert accepted is dropped: about 45 minutes of retries at
  * the maximum delay, longer than a database restart or failover, far shorter than forever.
  */
 const AUDIT_MAX_DELIVERIES = 50;
-/** A failing streak logs its first attempt and then every this many. */
-const AUDIT_WARN_EVERY = 10;
 /**
  * Prisma's codes for a value the column can never hold (too long, invalid, out of range); and
  * Postgres's SQLSTATE classes 22 (data exception: NUL in text, bad encoding) and 23 (integrity).
@@ -120,12 +119,12 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
         msg.term();
         return;
       }
-      if (attempt === 1 || attempt % AUDIT_WARN_EVERY === 0) {
+      if (warnsOn(AUDIT_RETRY, attempt)) {
         this.log.warn(
           `Audit record ${id} not stored (attempt ${attempt}), retrying: ${(error as Error).name}.`,
         );
       }
-      msg.nak(redeliveryDelay(attempt, AUDIT_NAK_DELAY_MS, AUDIT_NAK_MAX_DELAY_MS));
+      msg.nak(retryDelay(AUDIT_RETRY, attempt));
     }
   }
 }

@@ -22,7 +22,9 @@ import {
   decodeJson,
   consumeDurable,
   DurableLoop,
-  redeliveryDelay,
+  retryDelay,
+  warnsOn,
+  type RetryPolicy,
   ensureSessionsStream,
   JournalCipher,
   MalformedPayloadError,
@@ -55,22 +57,17 @@ const JOURNAL_BATCH_MAX = 128;
  * each) share a transaction, bounded so its statements (and the acks waiting on it) stay short.
  */
 const JOURNAL_UNIT_MAX = 256;
-/** When a row's predecessor is missing on its first delivery, it is tried again after this. */
-const HOLE_RETRY_MS = 100;
 /**
- * Retry delays after a failed save (database down, serialization failure): doubling, capped. The
- * cap bounds how long history lags once Postgres is back: every row naked during an outage
- * returns within it (a retry against a database that is still down fails fast).
+ * Retries after a failed save (database down, serialization failure). The cap bounds how long
+ * history lags once Postgres is back: every row naked during an outage returns within it (a retry
+ * against a database that is still down fails fast).
  */
-const NAK_BASE_DELAY_MS = 250;
-const NAK_MAX_DELAY_MS = 5_000;
+const SAVE_RETRY: RetryPolicy = { baseMs: 250, maxMs: 5_000, warnEvery: 10 };
 /**
- * A row whose predecessor is not stored yet waits at most this long: the predecessor is in the
- * stream and arrives on its own (or is filled from it), so waiting longer only delays the session.
+ * Retries of a row whose predecessor is not stored yet: the predecessor is in the stream and
+ * arrives on its own (or is filled from it), so waiting longer than the cap only delays the session.
  */
-const OUT_OF_ORDER_MAX_DELAY_MS = 1_000;
-/** A failing row logs its first attempt and then every this many (an outage must not flood). */
-const WARN_EVERY_ATTEMPTS = 10;
+const OUT_OF_ORDER_RETRY: RetryPolicy = { baseMs: 100, maxMs: 1_000, warnEvery: 10 };
 
 /** A message and what it parsed to. */
 interface Parsed {
@@ -153,7 +150,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
         this.handleBatch(batches.map((batch) => batch.items)).catch((error: unknown) => {
           // handleBatch settles every message itself; this is a bug guard, not a retry path.
           this.log.error(`Journal batch failed: ${(error as Error).message}`);
-          for (const batch of batches) for (const msg of batch.items) msg.nak(NAK_BASE_DELAY_MS);
+          for (const batch of batches) for (const msg of batch.items) msg.nak(SAVE_RETRY.baseMs);
         }),
     );
   }
@@ -277,7 +274,7 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     // transaction of its own per row, and made two replicas drain a backlog six times slower
     // than one (docs/scaling.md). A hole still there on a later delivery is repaired.
     const firstTry = (msg: JsMsg) => msg.info.deliveryCount <= 1;
-    for (const { msg } of holes) if (firstTry(msg)) msg.nak(HOLE_RETRY_MS);
+    for (const { msg } of holes) if (firstTry(msg)) msg.nak(OUT_OF_ORDER_RETRY.baseMs);
     // In stream order: filling the first hole of a session usually readies the rows after it.
     for (const { msg, entry } of holes) {
       if (firstTry(msg)) continue;
@@ -365,11 +362,11 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     const attempt = msg.info.deliveryCount;
     if (error instanceof JournalOutOfOrderError) {
       this.log.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
-      msg.nak(redeliveryDelay(attempt, HOLE_RETRY_MS, OUT_OF_ORDER_MAX_DELAY_MS));
+      msg.nak(retryDelay(OUT_OF_ORDER_RETRY, attempt));
       return;
     }
-    const delay = redeliveryDelay(attempt, NAK_BASE_DELAY_MS, NAK_MAX_DELAY_MS);
-    if (attempt === 1 || attempt % WARN_EVERY_ATTEMPTS === 0) {
+    const delay = retryDelay(SAVE_RETRY, attempt);
+    if (warnsOn(SAVE_RETRY, attempt)) {
       this.log.warn(
         `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${attempt}), retrying in ${delay} ms: ${(error as Error).message}`,
       );
