@@ -118,6 +118,16 @@ export default tseslint.config(
       ),
     },
   },
+  // Rooms a reader can hold: a file past 500 lines or a function past 80 is split along its seams
+  // (specs are lists of cases and may run longer).
+  {
+    files: ['apps/**/*.{ts,tsx}', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.spec-cases.ts', '**/*.spec-support.ts'],
+    rules: {
+      'max-lines': ['error', { max: 500 }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
   {
     files: ['**/*.spec.ts', '**/*.spec-support.ts', 'test/**/*.ts'],
     rules: {
