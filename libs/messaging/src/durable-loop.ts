@@ -1,4 +1,6 @@
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, ConsumerUpdateConfig, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { consumeDurable } from './jetstream.js';
 
 /**
  * The pull loop of a consumer a service holds from boot to shutdown. `start` hands each message to
@@ -9,6 +11,20 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 export class DurableLoop {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+
+  /** Creates or updates the durable consumer, then runs its pull (see consumeDurable). */
+  async consume(
+    nc: NatsConnection,
+    jsm: JetStreamManager,
+    target: {
+      stream: string;
+      durable: string;
+      settings: Partial<ConsumerUpdateConfig> & { max_ack_pending: number };
+    },
+    each: (msg: JsMsg) => Promise<void> | void,
+  ): Promise<void> {
+    this.start(await consumeDurable(nc, jsm, target.stream, target.durable, target.settings), each);
+  }
 
   start(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void> | void): void {
     if (this.messages) throw new Error('DurableLoop started twice');

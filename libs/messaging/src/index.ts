@@ -20,8 +20,7 @@ export {
   ensureDurableConsumer,
   consumeDurable,
   redeliveryDelay,
-  retryDelay,
-  warnsOn,
+  RetryPolicy,
   sessionsStreamSpec,
   withJetStreamRetry,
   consumeTraced,
@@ -31,7 +30,6 @@ export { ensureAuditStream, auditStreamSpec } from './audit-stream.js';
 export { DurableLoop } from './durable-loop.js';
 export { compareStream, describeDifference, streamConfig, StreamConfigError } from './stream-config.js';
 export type { StreamDifference, StreamSpec } from './stream-config.js';
-export type { RetryPolicy } from './jetstream.js';
 export {
   traceHeaders,
   traceContextOf,

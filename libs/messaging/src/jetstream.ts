@@ -167,22 +167,26 @@ export function redeliveryDelay(deliveryCount: number, baseMs: number, maxMs: nu
 }
 
 /** How a consumer retries a message it could not handle (the database away, a predecessor missing). */
-export interface RetryPolicy {
-  /** The delay after the first failed delivery; it doubles per delivery. */
-  baseMs: number;
-  /** The longest delay: bounds how long the consumer lags once the cause is gone. */
-  maxMs: number;
-  /** A failing streak logs its first attempt and then every this many, so an outage cannot flood the log. */
-  warnEvery: number;
+export class RetryPolicy {
+  constructor(
+    /** The delay after the first failed delivery; it doubles per delivery. */
+    readonly baseMs: number,
+    /** The longest delay: bounds how long the consumer lags once the cause is gone. */
+    readonly maxMs: number,
+    /** A failing streak logs its first attempt and then every this many, so an outage cannot flood the log. */
+    readonly warnEvery: number,
+  ) {}
+
+  /** The redelivery delay after failed delivery number `attempt`. */
+  delay(attempt: number): number {
+    return redeliveryDelay(attempt, this.baseMs, this.maxMs);
+  }
+
+  /** Whether failed delivery number `attempt` is logged. */
+  warns(attempt: number): boolean {
+    return attempt <= 1 || attempt % this.warnEvery === 0;
+  }
 }
-
-/** The redelivery delay after failed delivery number `attempt`. */
-export const retryDelay = (policy: RetryPolicy, attempt: number): number =>
-  redeliveryDelay(attempt, policy.baseMs, policy.maxMs);
-
-/** Whether failed delivery number `attempt` is logged. */
-export const warnsOn = (policy: RetryPolicy, attempt: number): boolean =>
-  attempt <= 1 || attempt % policy.warnEvery === 0;
 
 /** The session journal's stream as the code needs it, with the operator's settings. */
 export function sessionsStreamSpec(subjects: Subjects, settings: StreamSettings): StreamSpec {

@@ -1,4 +1,4 @@
-import { redeliveryDelay, retryDelay, warnsOn } from './jetstream.js';
+import { redeliveryDelay, RetryPolicy } from './jetstream.js';
 
 describe('redeliveryDelay', () => {
   it('waits the base on the first delivery and doubles per delivery after it', () => {
@@ -18,16 +18,14 @@ describe('redeliveryDelay', () => {
 });
 
 describe('RetryPolicy', () => {
-  const policy = { baseMs: 250, maxMs: 5_000, warnEvery: 10 };
+  const policy = new RetryPolicy(250, 5_000, 10);
 
   it('delays as redeliveryDelay does with its bounds', () => {
-    expect([1, 2, 5, 6, 50].map((attempt) => retryDelay(policy, attempt))).toEqual([
-      250, 500, 4_000, 5_000, 5_000,
-    ]);
+    expect([1, 2, 5, 6, 50].map((attempt) => policy.delay(attempt))).toEqual([250, 500, 4_000, 5_000, 5_000]);
   });
 
   it('logs the first failed attempt and then every warnEvery-th only', () => {
-    const logged = Array.from({ length: 30 }, (_, i) => i + 1).filter((attempt) => warnsOn(policy, attempt));
+    const logged = Array.from({ length: 30 }, (_, i) => i + 1).filter((attempt) => policy.warns(attempt));
     expect(logged).toEqual([1, 10, 20, 30]);
   });
 });

@@ -11,11 +11,8 @@ import { auditRecordSchema, type Subjects } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
-  consumeDurable,
   DurableLoop,
-  retryDelay,
-  warnsOn,
-  type RetryPolicy,
+  RetryPolicy,
   ensureAuditStream,
   MalformedPayloadError,
   NATS_CONNECTION,
@@ -29,7 +26,7 @@ const AUDIT_ACK_WAIT_NS = 30 * 1_000_000_000;
 /** Records handed to one replica before it acks some. */
 const AUDIT_MAX_ACK_PENDING = 256;
 /** Retries after a failed insert (database away). */
-const AUDIT_RETRY: RetryPolicy = { baseMs: 2_000, maxMs: 60_000, warnEvery: 10 };
+const AUDIT_RETRY = new RetryPolicy(2_000, 60_000, 10);
 /**
  * Deliveries after which a record no insert accepted is dropped: about 45 minutes of retries at
  * the maximum delay, longer than a database restart or failover, far shorter than forever.
@@ -78,11 +75,10 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const jsm = await ensureAuditStream(this.nc, this.subjects, this.config.jetstream.audit);
     const stream = this.subjects.auditStream;
     const durable = this.subjects.historyAuditConsumer;
-    const messages = await consumeDurable(this.nc, jsm, stream, durable, {
-      ack_wait: AUDIT_ACK_WAIT_NS,
-      max_ack_pending: AUDIT_MAX_ACK_PENDING,
-    });
-    this.pull.start(messages, (msg) => consumeTraced(msg, durable, () => this.handle(msg)));
+    const settings = { ack_wait: AUDIT_ACK_WAIT_NS, max_ack_pending: AUDIT_MAX_ACK_PENDING };
+    await this.pull.consume(this.nc, jsm, { stream, durable, settings }, (msg) =>
+      consumeTraced(msg, durable, () => this.handle(msg)),
+    );
     this.log.log(`Consuming audit records of stream ${stream} as ${durable}.`);
   }
 
@@ -119,12 +115,12 @@ export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
         msg.term();
         return;
       }
-      if (warnsOn(AUDIT_RETRY, attempt)) {
+      if (AUDIT_RETRY.warns(attempt)) {
         this.log.warn(
           `Audit record ${id} not stored (attempt ${attempt}), retrying: ${(error as Error).name}.`,
         );
       }
-      msg.nak(retryDelay(AUDIT_RETRY, attempt));
+      msg.nak(AUDIT_RETRY.delay(attempt));
     }
   }
 }

@@ -20,11 +20,8 @@ import {
   consumeBatchTraced,
   consumeTraced,
   decodeJson,
-  consumeDurable,
   DurableLoop,
-  retryDelay,
-  warnsOn,
-  type RetryPolicy,
+  RetryPolicy,
   ensureSessionsStream,
   JournalCipher,
   MalformedPayloadError,
@@ -62,12 +59,12 @@ const JOURNAL_UNIT_MAX = 256;
  * history lags once Postgres is back: every row naked during an outage returns within it (a retry
  * against a database that is still down fails fast).
  */
-const SAVE_RETRY: RetryPolicy = { baseMs: 250, maxMs: 5_000, warnEvery: 10 };
+const SAVE_RETRY = new RetryPolicy(250, 5_000, 10);
 /**
  * Retries of a row whose predecessor is not stored yet: the predecessor is in the stream and
  * arrives on its own (or is filled from it), so waiting longer than the cap only delays the session.
  */
-const OUT_OF_ORDER_RETRY: RetryPolicy = { baseMs: 100, maxMs: 1_000, warnEvery: 10 };
+const OUT_OF_ORDER_RETRY = new RetryPolicy(100, 1_000, 10);
 
 /** A message and what it parsed to. */
 interface Parsed {
@@ -165,8 +162,9 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
       max_ack_pending: this.config.journalMaxAckPending,
       ack_wait: JOURNAL_ACK_WAIT_NS,
     };
-    const messages = await consumeDurable(this.nc, jsm, stream, durable, settings);
-    this.pull.start(messages, (msg) => this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg));
+    await this.pull.consume(this.nc, jsm, { stream, durable, settings }, (msg) =>
+      this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg),
+    );
     this.log.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
 
@@ -362,11 +360,11 @@ export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy 
     const attempt = msg.info.deliveryCount;
     if (error instanceof JournalOutOfOrderError) {
       this.log.debug(`Journal message ${msg.seq} on ${msg.subject} waits for its predecessor.`);
-      msg.nak(retryDelay(OUT_OF_ORDER_RETRY, attempt));
+      msg.nak(OUT_OF_ORDER_RETRY.delay(attempt));
       return;
     }
-    const delay = retryDelay(SAVE_RETRY, attempt);
-    if (warnsOn(SAVE_RETRY, attempt)) {
+    const delay = SAVE_RETRY.delay(attempt);
+    if (SAVE_RETRY.warns(attempt)) {
       this.log.warn(
         `Journal message ${msg.seq} on ${msg.subject} not stored (attempt ${attempt}), retrying in ${delay} ms: ${(error as Error).message}`,
       );
