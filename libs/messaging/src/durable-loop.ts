@@ -6,11 +6,14 @@ import { consumeDurable } from './jetstream.js';
  * The pull loop of a consumer a service holds from boot to shutdown. `start` hands each message to
  * `each` in delivery order, one at a time; `stop` ends the pull and waits for the message in hand.
  * A message the client had already buffered when `stop` came is handed back (a plain nak), so
- * another replica takes it at once instead of after the consumer's ack wait.
+ * another replica takes it at once instead of after the consumer's ack wait. Once `stop` returns,
+ * the server has seen the pull's unsubscribe (the connection is flushed), so a message published
+ * after it cannot be delivered into the closed pull and sit out the ack wait.
  */
 export class DurableLoop {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
+  private nc: NatsConnection | undefined;
 
   /** Creates or updates the durable consumer, then runs its pull (see consumeDurable). */
   async consume(
@@ -24,6 +27,7 @@ export class DurableLoop {
     each: (msg: JsMsg) => Promise<void> | void,
   ): Promise<void> {
     this.start(await consumeDurable(nc, jsm, target.stream, target.durable, target.settings), each);
+    this.nc = nc;
   }
 
   start(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void> | void): void {
@@ -38,6 +42,8 @@ export class DurableLoop {
     this.messages = undefined;
     if (!messages) return false;
     await messages.close();
+    // A closed connection has nothing left to deliver into the pull.
+    await this.nc?.flush().catch(() => undefined);
     await this.loop;
     return true;
   }
