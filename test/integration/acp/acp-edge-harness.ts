@@ -27,7 +27,6 @@ export class EdgeBus extends AgentEdgeBus {
   boot(env: Record<string, string | undefined>): Promise<RunningEdge> {
     return this.start(
       {
-        TETHER_EDGE_TOKEN: 'acp-edge-token-for-tests',
         TETHER_AGENT: 'acp',
         PATH: process.env.PATH,
         LANG: 'C.UTF-8',

@@ -31,12 +31,9 @@ import {
 jest.setTimeout(120_000);
 
 const EDGE_ID = '4646';
-const EDGE_TOKEN = 'claude-edge-token-for-tests';
-const ACTOR = '7';
-const ACCESS = 'd'.repeat(32);
 const MiB = 1024 * 1024;
 
-const bus = new AgentEdgeBus(EDGE_ID, 'claudeedge', ACCESS, ACTOR);
+const bus = new AgentEdgeBus(EDGE_ID, 'claudeedge');
 
 beforeAll(() => bus.open());
 afterAll(() => bus.close());
@@ -54,7 +51,6 @@ let current: Case;
 function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
   return bus.start(
     {
-      TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'claude',
       TETHER_EDGE_DATA_DIR: c.dataDir,
       TETHER_CLAUDE_PATH: claudeBinary(),

@@ -36,11 +36,8 @@ import {
 jest.setTimeout(60_000);
 
 const EDGE_ID = '4343';
-const EDGE_TOKEN = 'codex-edge-token-for-tests';
-const ACTOR = '7';
-const ACCESS = 'c'.repeat(32);
 
-const bus = new AgentEdgeBus(EDGE_ID, 'codexedge', ACCESS, ACTOR);
+const bus = new AgentEdgeBus(EDGE_ID, 'codexedge');
 
 beforeAll(() => bus.open());
 afterAll(() => bus.close());
@@ -60,7 +57,6 @@ function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
   const proxy = `http://127.0.0.1:${c.provider.port}`;
   return bus.start(
     {
-      TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'codex',
       TETHER_EDGE_DATA_DIR: c.dataDir,
       TETHER_CODEX_PATH: codexBinary(),

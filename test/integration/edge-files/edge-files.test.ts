@@ -83,7 +83,6 @@ describe('edge files over NATS', () => {
     writeFileSync(scriptPath, JSON.stringify(script));
     edge = await bus.start(
       {
-        TETHER_EDGE_TOKEN: 'edge-files-token',
         TETHER_SCRIPTED_SCRIPT: scriptPath,
         TETHER_EDGE_DATA_DIR: dataDir,
       },

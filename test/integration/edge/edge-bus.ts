@@ -34,8 +34,8 @@ export class AgentEdgeBus {
   constructor(
     readonly edgeId: string,
     private readonly prefix: string,
-    /** The access the readiness probe names (any id does). */
-    private readonly access: string,
+    /** The access the suite's sessions and the readiness probe name (any id does). */
+    readonly access = 'a'.repeat(32),
     private readonly actor = '7',
   ) {}
 
@@ -153,6 +153,7 @@ export class AgentEdgeBus {
         TETHER_NAMESPACE: this.subjects.namespace,
         TETHER_LOG_LEVEL: 'error',
         TETHER_EDGE_ID: this.edgeId,
+        TETHER_EDGE_TOKEN: `${this.prefix}-edge-token-for-tests`,
         // CI runs as root; the root refusal itself is tested in the driver suites.
         TETHER_EDGE_ALLOW_ROOT: 'true',
         ...env,

@@ -25,13 +25,10 @@ jest.setTimeout(120_000);
 /** Every wait on either CLI is bounded by this. */
 const WAIT_MS = 30_000;
 const EDGE_ID = '4747';
-const EDGE_TOKEN = 'multi-agent-edge-token-for-tests';
-const ACTOR = '7';
-const ACCESS = 'e'.repeat(32);
 const KINDS = ['codex', 'claude'] as const;
 type Kind = (typeof KINDS)[number];
 
-const bus = new AgentEdgeBus(EDGE_ID, 'multiagent', ACCESS, ACTOR);
+const bus = new AgentEdgeBus(EDGE_ID, 'multiagent');
 let base: string;
 let project: string;
 let codexProvider: FakeProvider;
@@ -46,7 +43,6 @@ function bootEdge(): Promise<RunningEdge> {
   const proxy = `http://127.0.0.1:${codexProvider.port}`;
   return bus.start(
     {
-      TETHER_EDGE_TOKEN: EDGE_TOKEN,
       TETHER_AGENT: 'codex,claude',
       TETHER_EDGE_DATA_DIR: path.join(base, 'data'),
       TETHER_CODEX_PATH: codexBinary(),
@@ -88,7 +84,7 @@ afterAll(async () => {
   if (base) await rm(base, { recursive: true, force: true });
 });
 
-const on = (sessionId: string) => ({ session_id: sessionId, access_id: ACCESS });
+const on = (sessionId: string) => ({ session_id: sessionId, access_id: bus.access });
 
 const lastAssistant = (snapshot: EdgeAgentResult): string =>
   snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';
@@ -144,7 +140,7 @@ describe('one edge driving Codex and Claude Code side by side', () => {
     const threads = {} as Record<Kind, string>;
     for (const kind of KINDS) {
       const started = await rpc(
-        { action: 'start', installation_id: explicit(kind), project, access_id: ACCESS },
+        { action: 'start', installation_id: explicit(kind), project, access_id: bus.access },
         { project_root: project },
       );
       expect(started).toMatchObject({ status: 'ok', revision: 1 });
