@@ -21,7 +21,7 @@ export { STANDARD_METRIC, recordMessagingSend, recordMessagingProcess } from './
 export { LATENCY_BUCKETS_S } from './buckets.js';
 export { traceBackground } from './background.js';
 export { PeriodicTask, PeriodicWorker } from './periodic-task.js';
-export type { PeriodicTaskOptions } from './periodic-task.js';
+export type { BackgroundService, PeriodicTaskOptions } from './periodic-task.js';
 export { TurnTrace, TURN_ATTR } from './turn-trace.js';
 export {
   readiness,

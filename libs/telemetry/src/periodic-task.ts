@@ -16,6 +16,13 @@ export interface PeriodicTaskOptions {
   firstDelayMs?: number;
 }
 
+/**
+ * A service that runs beside the app: it starts once every module is ready
+ * (`onApplicationBootstrap`) and stops, draining what it has in hand, before the app closes
+ * (`onModuleDestroy`).
+ */
+export type BackgroundService = OnApplicationBootstrap & OnModuleDestroy;
+
 export class PeriodicTask {
   private readonly log = new Logger(PeriodicTask.name);
   private timer: NodeJS.Timeout | undefined;
@@ -63,7 +70,7 @@ export class PeriodicTask {
  * A service whose work is one PeriodicTask: the timer starts once the app is up and stops, the
  * round under way finished, when the module is destroyed. A round reads `stopped` to end early.
  */
-export abstract class PeriodicWorker implements OnApplicationBootstrap, OnModuleDestroy {
+export abstract class PeriodicWorker implements BackgroundService {
   protected stopped = false;
   private task: PeriodicTask | undefined;
 

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BackgroundService } from '#telemetry';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { auditRecordSchema, type Subjects } from '#contracts';
@@ -60,7 +55,7 @@ export function unstorableReason(error: unknown): string | null {
  * one row per record id, acked only once committed; a malformed record is terminated.
  */
 @Injectable()
-export class AuditConsumer implements OnApplicationBootstrap, OnModuleDestroy {
+export class AuditConsumer implements BackgroundService {
   private readonly log = new Logger(AuditConsumer.name);
   private readonly pull = new DurableLoop();
 

@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
@@ -27,7 +21,7 @@ import {
   MalformedPayloadError,
   NATS_CONNECTION,
 } from '#messaging';
-import { recordHistoryWrite } from '#telemetry';
+import { recordHistoryWrite, type BackgroundService } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
 import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
 import { forcedByWaiting, JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
@@ -115,7 +109,7 @@ function valid<T>(parsed: { success: true; data: T } | { success: false; error: 
  * transaction; a message is acked only after the transaction holding it committed.
  */
 @Injectable()
-export class JournalConsumer implements OnApplicationBootstrap, OnModuleDestroy {
+export class JournalConsumer implements BackgroundService {
   private readonly log = new Logger(JournalConsumer.name);
   private readonly pull = new DurableLoop();
   private readonly batcher: SessionBatcher<JsMsg>;

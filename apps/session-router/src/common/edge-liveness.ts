@@ -8,13 +8,8 @@
 // every edge version answers at once (`invalid_request`, no session touched). "No responders"
 // (the edge's connection is gone) or no answer within PROBE_TIMEOUT_MS (hung) is offline; an answer
 // means only its heartbeat was late, and it stays online.
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BackgroundService } from '#telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RedisClient } from './redis-client.js';
 import type { Subjects } from '#contracts';
@@ -45,7 +40,7 @@ interface Tracked {
 }
 
 @Injectable()
-export class EdgeLiveness implements OnApplicationBootstrap, OnModuleDestroy {
+export class EdgeLiveness implements BackgroundService {
   private readonly log = new Logger(EdgeLiveness.name);
   private readonly tracked = new Map<string, Tracked>();
   private readonly offlineAt = new Map<string, number>();

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BackgroundService } from '#telemetry';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult, type Subjects } from '#contracts';
 import { NATS_CONNECTION, decodeJson } from '#messaging';
@@ -25,7 +20,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * subscription.
  */
 @Injectable()
-export class WatchService implements OnApplicationBootstrap, OnModuleDestroy {
+export class WatchService implements BackgroundService {
   private readonly log = new Logger(WatchService.name);
   private readonly waiters = new RevisionWaiters();
   private subscription: Subscription | undefined;
