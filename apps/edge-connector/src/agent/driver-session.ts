@@ -2,7 +2,7 @@
 // flags, the current model and agent version, guarded event delivery, and — for a session that owns
 // its agent process — the process's id, diagnostics and the close sequence.
 import type { Logger } from '@nestjs/common';
-import { type AgentEvent, DriverError, type OpenSessionOptions } from './agent-driver.js';
+import { type AgentEvent, DriverError, type OpenSessionOptions, type SkillInfo } from './agent-driver.js';
 import type { CodexProcess } from './codex/codex-process.js';
 
 export abstract class DriverSession {
@@ -20,6 +20,15 @@ export abstract class DriverSession {
   }
   get agentVersion(): string | undefined {
     return this.version;
+  }
+  /** The thread's title, for agents that name their threads (Codex); the others have none. */
+  get title(): string | undefined {
+    return undefined;
+  }
+
+  /** The agent's skills, for agents that have them (Codex); the others offer none. */
+  listSkills(): Promise<SkillInfo[]> {
+    return Promise.resolve([]);
   }
 
   /** The session as the logs name it ("thread …", "Claude session …"). */

@@ -10,7 +10,6 @@ import {
   type ApprovalResponse,
   type DriverCapabilities,
   type OpenSessionOptions,
-  type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
 import { DriverSession } from '../driver-session.js';
@@ -109,9 +108,6 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
 
   get threadId(): string {
     return this.sessionId;
-  }
-  get title(): string | undefined {
-    return undefined;
   }
   override get agentVersion(): string | undefined {
     return this.connection.agentVersion;
@@ -273,10 +269,6 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
   listModels(): Promise<AgentModel[]> {
     this.assertOpen();
     return Promise.resolve([...this.models]);
-  }
-
-  listSkills(): Promise<SkillInfo[]> {
-    return Promise.resolve([]);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,6 @@ import {
   type ApprovalResponse,
   type DriverCapabilities,
   type OpenSessionOptions,
-  type SkillInfo,
   type TurnInput,
 } from '../agent-driver.js';
 import type { LaunchSpec } from '../child-launch.js';
@@ -82,9 +81,6 @@ export class ClaudeSession extends ProcessDriverSession implements AgentSession 
 
   get threadId(): string {
     return this.sessionId;
-  }
-  get title(): string | undefined {
-    return undefined;
   }
 
   /** Launches `claude`, runs `initialize` and the sign-in check; resumes when options.threadId is set. */
@@ -190,10 +186,6 @@ export class ClaudeSession extends ProcessDriverSession implements AgentSession 
       this.assertOpen();
       return this.models.map((model) => ({ ...model }));
     });
-  }
-
-  listSkills(): Promise<SkillInfo[]> {
-    return Promise.resolve([]);
   }
 
   protected closeTransport(): void {

@@ -78,7 +78,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
   get threadId(): string {
     return this.thread;
   }
-  get title(): string | undefined {
+  override get title(): string | undefined {
     return this.currentTitle;
   }
 
@@ -207,7 +207,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
     return listModels(this.rpc);
   }
 
-  async listSkills(): Promise<SkillInfo[]> {
+  override async listSkills(): Promise<SkillInfo[]> {
     this.assertOpen();
     return listSkills(this.rpc, this.options.cwd);
   }
