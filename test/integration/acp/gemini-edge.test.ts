@@ -3,11 +3,11 @@
 // test boots its own edge with its own agent home, project, data directory and fake.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
+import { caseDirs } from '../edge/edge-bus.js';
 import {
   FAKE_GEMINI_MODEL,
   fakeGeminiEnv,
@@ -57,16 +57,8 @@ function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
 
 async function setUp(spares = true): Promise<void> {
   const fake = await startFakeGemini();
-  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-gemini-edge-')));
-  const c = {
-    base,
-    project: path.join(base, 'project'),
-    dataDir: path.join(base, 'data'),
-    homes: path.join(base, 'homes'),
-    fake,
-    spares,
-  };
-  await Promise.all([mkdir(c.project), mkdir(path.join(base, 'home'))]);
+  const dirs = await caseDirs('gemini-edge');
+  const c = { ...dirs, homes: path.join(dirs.base, 'homes'), fake, spares };
   await pinFakeGeminiModel(path.join(c.homes, 'gemini'));
   current = { ...c, edge: await bootEdge(c) };
 }

@@ -4,8 +4,6 @@
 // data (and so Claude Code state) directory, project and provider.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
 import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
@@ -21,6 +19,7 @@ import {
   lastAssistant,
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
+  caseDirs,
 } from '../edge/edge-bus.js';
 import {
   expectApprovedThenDeclined,
@@ -62,15 +61,11 @@ function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
 
 beforeEach(async () => {
   const provider = await startFakeAnthropic();
-  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-claude-edge-')));
-  const c = { base, project: path.join(base, 'project'), dataDir: path.join(base, 'data'), provider };
-  await Promise.all([mkdir(c.project), mkdir(path.join(base, 'home'))]);
+  const c = { ...(await caseDirs('claude-edge')), provider };
   current = { ...c, edge: await bootEdge(c) };
 });
 
 afterEach(() => tearDownCase(current));
-
-const rpc = bus.rpc.bind(bus);
 
 async function start(project = current.project): Promise<EdgeAgentResult> {
   const started = await bus.startSession('claude', project);
@@ -82,7 +77,7 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
 }
 
 /** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
-const { on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
+const { rpc, on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
 const steps = { start, send, watch, untilIdle };
 
 describe('edge connector driving the real Claude Code CLI', () => {

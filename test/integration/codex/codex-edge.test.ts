@@ -4,8 +4,7 @@
 // its own CODEX_HOME, project, data directory and provider.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
 import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
@@ -26,6 +25,7 @@ import {
   lastAssistant,
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
+  caseDirs,
 } from '../edge/edge-bus.js';
 import {
   expectApprovedThenDeclined,
@@ -77,22 +77,13 @@ function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
 
 beforeEach(async () => {
   const provider = await startFakeProvider();
-  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-codex-edge-')));
-  const c = {
-    base,
-    project: path.join(base, 'project'),
-    dataDir: path.join(base, 'data'),
-    codexHome: path.join(base, 'codex-home'),
-    provider,
-  };
-  await Promise.all([mkdir(c.project), mkdir(path.join(base, 'home'))]);
+  const dirs = await caseDirs('codex-edge');
+  const c = { ...dirs, codexHome: path.join(dirs.base, 'codex-home'), provider };
   await prepareCodexHome(c.codexHome, provider);
   current = { ...c, edge: await bootEdge(c) };
 });
 
 afterEach(() => tearDownCase(current));
-
-const rpc = bus.rpc.bind(bus);
 
 async function start(project = current.project): Promise<EdgeAgentResult> {
   const started = await bus.startSession('codex', project);
@@ -102,7 +93,7 @@ async function start(project = current.project): Promise<EdgeAgentResult> {
 }
 
 /** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
-const { on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
+const { rpc, on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
 const steps = { start, send, watch, untilIdle };
 
 describe('edge connector driving the real Codex CLI', () => {

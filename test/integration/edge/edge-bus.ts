@@ -3,7 +3,8 @@
 // (it acks and records every update), an edge_agent_v1 client of the edge, starting an edge and
 // waiting until it answers, and killing the agent processes a test left behind.
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -206,6 +207,17 @@ export function killAgentsIn(dir: string): void {
 }
 
 /** Stops a test's edge, its agents and its provider, and removes its folder. */
+/**
+ * A case's scratch folders under a fresh temporary directory (its real path: macOS links /tmp):
+ * the project and the agent's HOME made, the edge's data directory named.
+ */
+export async function caseDirs(prefix: string): Promise<{ base: string; project: string; dataDir: string }> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), `tether-${prefix}-`)));
+  const dirs = { base, project: path.join(base, 'project'), dataDir: path.join(base, 'data') };
+  await Promise.all([mkdir(dirs.project), mkdir(path.join(base, 'home'))]);
+  return dirs;
+}
+
 export async function tearDownCase(c: {
   edge: RunningEdge;
   base: string;
@@ -219,13 +231,14 @@ export async function tearDownCase(c: {
 
 /**
  * The client steps an agent suite drives its edge with, bounded by `waitMs`: watch until a
- * condition holds, until the turn is over (every finished turn carries ordered timing), and an
- * accepted send.
+ * condition holds, until the turn is over (every finished turn carries ordered timing), an
+ * accepted send, and the bus's raw RPC.
  */
 export function clientSteps(bus: AgentEdgeBus, waitMs: number) {
   const watch = (sessionId: string, done: (snapshot: EdgeAgentResult) => boolean, what: string) =>
     bus.watchUntil(sessionId, done, what, waitMs);
   return {
+    rpc: bus.rpc.bind(bus),
     on: (sessionId: string) => bus.on(sessionId),
     watch,
     untilIdle: async (sessionId: string): Promise<EdgeAgentResult> => {
