@@ -38,3 +38,10 @@ export const DIFF_MAX_CHARS = 64 * 1024;
 export const SPARES_MAX = 4;
 /** Agents declared in the edge's own configuration. */
 export const DECLARED_AGENTS_MAX = 8;
+/**
+ * After `session/load`, the first prompt waits until the replayed conversation has gone quiet for
+ * this long (load-replay.ts): Gemini CLI streams it after answering the load.
+ */
+export const LOAD_REPLAY_QUIET_MS = 250;
+/** ... but never longer than this in all: a replay still running after it is a huge history. */
+export const LOAD_REPLAY_MAX_MS = 5_000;

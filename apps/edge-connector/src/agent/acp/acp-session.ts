@@ -16,7 +16,10 @@ import { DriverSession } from '../driver-session.js';
 import { imageFormat } from '../../files/images.js';
 import { type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
 import { AcpEventMapper, isObject, type JsonObject } from './acp-events.js';
+import { LoadReplay } from './load-replay.js';
 import {
+  LOAD_REPLAY_MAX_MS,
+  LOAD_REPLAY_QUIET_MS,
   MODEL_ID_MAX_BYTES,
   MODELS_MAX,
   PENDING_PERMISSIONS_MAX,
@@ -81,6 +84,8 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
   private readonly unknownKinds = new Set<string>();
   private sessionId = '';
   private models: AgentModel[] = [];
+  /** The conversation `session/load` streams back, until it has gone quiet (load-replay.ts). */
+  private replay: LoadReplay | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
   private permissionSeq = 0;
 
@@ -151,6 +156,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
         throw driverError(error, 'resume_unavailable', 'the session load');
       }
       this.sessionId = this.options.threadId;
+      this.replay = new LoadReplay(LOAD_REPLAY_QUIET_MS, LOAD_REPLAY_MAX_MS);
     } else {
       result = await this.connection.call('session/new', base);
       const id = isObject(result) ? result.sessionId : undefined;
@@ -182,6 +188,8 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     }
     const turnId = randomUUID();
     this.mapper.beginTurn(turnId);
+    // The first prompt after a load waits for the replay to end, or its tail would read as output.
+    await this.replay?.quiet;
     // ACP has no "turn accepted" answer: the prompt answers only with the stop reason, so the turn
     // counts as dispatched once the request is handed to the agent's stdin.
     const blocks = await this.promptBlocks(input);
@@ -275,6 +283,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     if (!this.closing) {
       this.closing = true;
       clearTimeout(this.cancelTimer);
+      this.replay?.finish();
       this.answerPending();
     }
     await this.connection.stop();
@@ -283,6 +292,10 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
   // ---- from the agent ----
 
   onUpdate(update: JsonObject): void {
+    if (this.replay?.replaying) {
+      this.replay.touch();
+      return;
+    }
     if (!this.ready || this.ended) return;
     this.mapper.update(update);
   }
@@ -341,6 +354,7 @@ export class AcpSession extends DriverSession implements AgentSession, Connectio
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.cancelTimer);
+    this.replay?.finish();
     this.answerPending();
     if (this.closing || !this.ready) return;
     this.log.warn(`ACP session ${this.sessionId} ended: ${reason}`);
