@@ -6,6 +6,9 @@
 //   client    asks for fs/terminal   permissions  40 permission requests at once
 //   stuck     streams once, then ignores session/cancel and never ends the turn
 //   anything else: a short reply
+// session/load answers at once and replays the conversation after the answer, as Gemini CLI does
+// (a user chunk at once, the agent's reply 100 ms later); a prompt is answered only once that
+// replay is out, so a client that took replayed updates for turn output would show them.
 import { createInterface } from 'node:readline';
 
 const write = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -13,6 +16,8 @@ const update = (sessionId, update) => write({ method: 'session/update', params: 
 const text = (sessionId, value) =>
   update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: value } });
 const waiting = new Map();
+/** Resolves once the replay of the last session/load has been written. */
+let replayed = Promise.resolve();
 let nextId = 1;
 const ask = (method, params) =>
   new Promise((resolve) => {
@@ -22,6 +27,7 @@ const ask = (method, params) =>
   });
 
 async function prompt(id, sessionId, said) {
+  await replayed;
   if (said === 'oversize') {
     process.stdout.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(3 * 1024 * 1024) } } } })}\n`,
@@ -87,11 +93,23 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   }
   switch (message.method) {
     case 'initialize':
-      write({ id: message.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false } } });
+      write({ id: message.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } });
       return;
     case 'session/new':
       write({ id: message.id, result: { sessionId: `hostile-${process.pid}` } });
       return;
+    case 'session/load': {
+      const { sessionId } = message.params;
+      write({ id: message.id, result: {} });
+      update(sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hello' } });
+      replayed = new Promise((resolve) =>
+        setTimeout(() => {
+          text(sessionId, 'replayed answer');
+          resolve();
+        }, 100),
+      );
+      return;
+    }
     case 'session/prompt':
       void prompt(message.id, message.params.sessionId, message.params.prompt[0].text);
       return;

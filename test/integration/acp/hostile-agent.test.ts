@@ -17,15 +17,18 @@ const AGENT = path.join(repoRoot, 'test', 'support', 'hostile-acp-agent.mjs');
 let base: string;
 let edge: RunningEdge;
 
-beforeAll(async () => {
-  await bus.open();
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-hostile-acp-')));
-  await Promise.all(['a', 'b', 'home'].map((dir) => mkdir(path.join(base, dir))));
-  edge = await bus.boot({
+const bootEdge = (): Promise<RunningEdge> =>
+  bus.boot({
     TETHER_EDGE_DATA_DIR: path.join(base, 'data'),
     TETHER_ACP_AGENTS: JSON.stringify([{ name: 'hostile', command: AGENT, args: [], env: [] }]),
     HOME: path.join(base, 'home'),
   });
+
+beforeAll(async () => {
+  await bus.open();
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-hostile-acp-')));
+  await Promise.all(['a', 'b', 'home'].map((dir) => mkdir(path.join(base, dir))));
+  edge = await bootEdge();
 });
 
 afterAll(async () => {
@@ -103,5 +106,25 @@ describe('a hostile ACP agent', () => {
     const id = await start('a');
     const done = await turn(id, 'client');
     expect(lastAssistant(done)).toBe('fs:-32601 terminal:-32601');
+  });
+
+  it('keeps a conversation the agent replays after answering session/load out of the next turn', async () => {
+    const id = await start('a');
+    expect(lastAssistant(await turn(id, 'hello'))).toBe('hostile but polite');
+    await edge.close();
+    edge = await bootEdge();
+    const { last, seed } = bus.resumeSeed(id);
+    const resumed = await bus.rpc(
+      { action: 'resume', ...bus.on(id) },
+      { resume: seed, project_root: path.join(base, 'a') },
+    );
+    expect(resumed).toMatchObject({ status: 'ok', session_id: id });
+    expect(resumed.messages).toEqual(last.messages);
+    // Sent at once: the agent is still replaying ("replayed answer" comes 100 ms after the load).
+    const done = await turn(id, 'hello');
+    expect(done.messages?.slice(-2)).toEqual([
+      { role: 'user', text: 'hello' },
+      { role: 'assistant', text: 'hostile but polite' },
+    ]);
   });
 });
