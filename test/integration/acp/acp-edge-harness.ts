@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { type EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
-import { AgentEdgeBus } from '../edge/edge-bus.js';
+import { AgentEdgeBus } from '../../support/edge.js';
 
 export {
   childrenIn,
@@ -11,7 +11,7 @@ export {
   lastAssistant,
   REMEMBER_SWORDFISH,
   tearDownCase,
-} from '../edge/edge-bus.js';
+} from '../../support/edge.js';
 
 export const WAIT_MS = 30_000;
 export const ACTOR = '7';

@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../../apps/edge-connector/src/app.js';
-import { caseDirs } from '../edge/edge-bus.js';
+import { caseDirs } from '../../support/edge.js';
 import {
   FAKE_GEMINI_MODEL,
   fakeGeminiEnv,

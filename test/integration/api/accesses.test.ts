@@ -1,4 +1,4 @@
-import { ACCESS, ALICE, EDGE, call, token, apiSuite } from './harness.js';
+import { ACCESS, ALICE, EDGE, call, token, apiSuite } from '../../support/api.js';
 
 const PATH = '/api/v1/agent-accesses';
 const input = {

@@ -1,7 +1,7 @@
 // The api's memory of positive authorization decisions (apps/api/src/common/authorizer.ts):
 // reused within the TTL, never for refusals, and dropped at once by history's grants-changed
 // notice, by the api's own access update/delete, and before the check after a watch's wait.
-import { ACCESS, ALICE, BOB, BOB_EDGE, EDGE, SESSION, call, apiSuite } from './harness.js';
+import { ACCESS, ALICE, BOB, BOB_EDGE, EDGE, SESSION, call, apiSuite } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
 /** Longer than any test here takes: whatever is asked again was dropped, not expired. */

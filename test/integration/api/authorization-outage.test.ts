@@ -2,7 +2,7 @@
 // (apps/api/src/common/authorizer.ts, docs/reliability.md "While history is down"): poll, watch
 // and send on a session whose grant history gave recently go on; nothing that history refused,
 // that a grants-changed notice dropped, or that is older than the outage bound does.
-import { ACCESS, ALICE, BOB_EDGE, EDGE, SESSION, call, apiSuite } from './harness.js';
+import { ACCESS, ALICE, BOB_EDGE, EDGE, SESSION, call, apiSuite } from '../../support/api.js';
 import { sleep } from '#test-support';
 
 const PATH = '/api/v1/edge-agents';

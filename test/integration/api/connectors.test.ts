@@ -1,4 +1,4 @@
-import { ALICE, EDGE, call, token, apiSuite } from './harness.js';
+import { ALICE, EDGE, call, token, apiSuite } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents/connectors';
 

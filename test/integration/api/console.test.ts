@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '../../../apps/api/src/config.js';
-import { call, startApi, type Harness } from './harness.js';
+import { call, startApi, type Harness } from '../../support/api.js';
 
 const consoleDir = mkdtempSync(join(tmpdir(), 'tether-console-'));
 mkdirSync(join(consoleDir, 'assets'));

@@ -1,4 +1,14 @@
-import { ACCESS, ALICE, BOB_ACCESS, BOB_EDGE, EDGE, SESSION, call, token, apiSuite } from './harness.js';
+import {
+  ACCESS,
+  ALICE,
+  BOB_ACCESS,
+  BOB_EDGE,
+  EDGE,
+  SESSION,
+  call,
+  token,
+  apiSuite,
+} from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
 

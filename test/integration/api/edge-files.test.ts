@@ -1,7 +1,7 @@
 // File actions through the api: the feature permission is checked before every chunk, and the
 // caller is authorized again after every file RPC, so a revoke mid-transfer stops it and a file's
 // bytes never leave once the grant is gone (reference TestAgentFilesRequireAccessOwnershipAndFilePermissions).
-import { ACCESS, ALICE, EDGE, SESSION, call, token, apiSuite } from './harness.js';
+import { ACCESS, ALICE, EDGE, SESSION, call, token, apiSuite } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
 const TRANSFER = 't'.repeat(32);

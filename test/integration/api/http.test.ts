@@ -1,4 +1,4 @@
-import { call, apiSuite } from './harness.js';
+import { call, apiSuite } from '../../support/api.js';
 
 describe('api HTTP behaviour common to every route', () => {
   const suite = apiSuite('apihttp');

@@ -1,7 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
-import { ALICE, ALL_PERMISSIONS, EDGE, SESSION, call, startApi, token, type Harness } from './harness.js';
+import {
+  ALICE,
+  ALL_PERMISSIONS,
+  EDGE,
+  SESSION,
+  call,
+  startApi,
+  token,
+  type Harness,
+} from '../../support/api.js';
 
 const ISSUER = 'https://id.example.test';
 const AUDIENCE = 'tether-api';

@@ -17,7 +17,7 @@ import {
   startApi,
   token,
   type Harness,
-} from './harness.js';
+} from '../../support/api.js';
 
 jest.setTimeout(60_000);
 

@@ -20,7 +20,7 @@ import {
   LEFT_OR_RIGHT,
   REMEMBER_SWORDFISH,
   caseDirs,
-} from '../edge/edge-bus.js';
+} from '../../support/edge.js';
 import {
   expectApprovedThenDeclined,
   expectQuestionAnswered,

@@ -8,7 +8,7 @@ import { DriverError } from '../../../apps/edge-connector/src/agent/agent-driver
 import { createCodexDriver } from '../../../apps/edge-connector/src/agent/codex/index.js';
 import { FAKE_MODEL } from '../../support/fake-provider/index.js';
 import { createHarness, EventLog, runTurn, WAIT_MS, type Harness } from './codex-harness.js';
-import { LEFT_OR_RIGHT } from '../edge/edge-bus.js';
+import { LEFT_OR_RIGHT } from '../../support/edge.js';
 
 jest.setTimeout(60_000);
 

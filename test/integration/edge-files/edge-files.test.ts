@@ -28,7 +28,7 @@ import {
 import { pollUntil } from '#test-support';
 import { SCRIPTED_INSTALLATION } from '../../../apps/edge-connector/src/agent/scripted/index.js';
 import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
-import { AgentEdgeBus, type EdgeRequest } from '../edge/edge-bus.js';
+import { AgentEdgeBus, type EdgeRequest } from '../../support/edge.js';
 
 const EDGE_ID = '4343';
 const ACTOR = '7';

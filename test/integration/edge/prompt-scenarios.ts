@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { expect } from '@jest/globals';
 import type { Approval, EdgeAgentResult } from '#contracts';
-import { lastAssistant, LEFT_OR_RIGHT, type AgentEdgeBus, type AgentSteps } from './edge-bus.js';
+import { lastAssistant, LEFT_OR_RIGHT, type AgentEdgeBus, type AgentSteps } from '../../support/edge.js';
 
 export interface ApprovalScenario {
   /** The two prompts: the first makes a command the user approves, the second one they decline. */

@@ -1,5 +1,5 @@
 import { decodeJson, RpcRemoteError } from '#messaging';
-import { HARNESS_TIMEOUT_MS, startHarness, type HistoryHarness } from './history-harness.js';
+import { HARNESS_TIMEOUT_MS, startHarness, type HistoryHarness } from '../../support/history.js';
 
 const OWNER = 'owner-a';
 const OTHER = 'owner-b';

@@ -5,7 +5,7 @@ import {
   SLOW_TEST_TIMEOUT_MS,
   startHarness,
   type HistoryHarness,
-} from './history-harness.js';
+} from '../../support/history.js';
 import { TEST_EDGE_SECRET } from '#test-support';
 
 describe('history: connectors', () => {

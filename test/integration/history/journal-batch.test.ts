@@ -20,7 +20,7 @@ import {
   submissionRow,
   updateRow,
   type HistoryHarness,
-} from './history-harness.js';
+} from '../../support/history.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
 

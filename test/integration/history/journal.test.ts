@@ -8,7 +8,7 @@ import {
   SLOW_TEST_TIMEOUT_MS,
   startHarness,
   type HistoryHarness,
-} from './history-harness.js';
+} from '../../support/history.js';
 
 const OWNER = 'journal-owner';
 

@@ -6,7 +6,7 @@ import {
   SLOW_TEST_TIMEOUT_MS,
   startHarness,
   type HistoryHarness,
-} from './history-harness.js';
+} from '../../support/history.js';
 
 const OWNER = 'sessions-owner';
 const STORED = Limits.SESSIONS_PAGE_SIZE + 5;

@@ -35,7 +35,7 @@ import {
   startJournalStack,
   type HistoryHarness,
   type JournalStack,
-} from './journal-stack.js';
+} from '../../support/journal.js';
 
 journalSuiteTimeout();
 

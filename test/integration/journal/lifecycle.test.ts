@@ -17,7 +17,7 @@ import {
 import { connectNats, decodeJson, ensureDurableConsumer, requestService } from '#messaging';
 import { answerEdgeCredentials, testServices, uniqueNamespace, TEST_EDGE_SECRET } from '#test-support';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
-import { startTestRouter } from '../router/router-harness.js';
+import { startTestRouter } from '../../support/router.js';
 
 const TIMEOUT_MS = 60_000;
 jest.setTimeout(TIMEOUT_MS);

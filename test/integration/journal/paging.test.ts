@@ -20,7 +20,7 @@ import {
   startJournalStack,
   type HistoryHarness,
   type JournalStack,
-} from './journal-stack.js';
+} from '../../support/journal.js';
 
 journalSuiteTimeout();
 

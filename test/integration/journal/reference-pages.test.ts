@@ -26,8 +26,8 @@ import {
   submissionRow,
   updateRow,
   type HistoryHarness,
-} from '../history/history-harness.js';
-import { journalSuiteTimeout } from './journal-stack.js';
+} from '../../support/history.js';
+import { journalSuiteTimeout } from '../../support/journal.js';
 
 journalSuiteTimeout(2);
 

@@ -12,7 +12,7 @@ import { testServices, uniqueNamespace } from '#test-support';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import { startNatsCluster, type NatsCluster } from '../../support/nats-cluster.js';
-import { startTestRouter } from '../router/router-harness.js';
+import { startTestRouter } from '../../support/router.js';
 
 jest.setTimeout(120_000);
 

@@ -20,7 +20,7 @@ import {
   startJournalStack,
   type HistoryHarness,
   type JournalStack,
-} from './journal-stack.js';
+} from '../../support/journal.js';
 import { expectContiguousJournal } from '../../support/journal-chain.js';
 import { PrivateRedis } from '../../support/private-servers.js';
 

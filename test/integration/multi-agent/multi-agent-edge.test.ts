@@ -18,7 +18,7 @@ import {
 } from '../../support/fake-provider/index.js';
 import { claudeBinary, claudeEdgeEnv } from '../claude/claude-harness.js';
 import { codexBinary } from '../codex/codex-harness.js';
-import { AgentEdgeBus, killAgentsIn } from '../edge/edge-bus.js';
+import { AgentEdgeBus, killAgentsIn } from '../../support/edge.js';
 
 jest.setTimeout(120_000);
 

@@ -5,7 +5,7 @@
 // stand in for the edge and for history's resume seed.
 import { Limits, result, type EdgeAgentRequest, type ResumeState } from '#contracts';
 import { encodeJson, requestService } from '#messaging';
-import { createSuite, fakeEdge, sessionId, sessionUpdate, type Suite } from '../router/router-harness.js';
+import { createSuite, fakeEdge, sessionId, sessionUpdate, type Suite } from '../../support/router.js';
 
 const EDGE = '701';
 const ACCESS = 'a'.repeat(32);

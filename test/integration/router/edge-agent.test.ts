@@ -1,6 +1,6 @@
 import { Limits, result, type EdgeAgentRequest } from '#contracts';
 import { encodeJson, requestService } from '#messaging';
-import { createSuite, fakeEdge, sessionId, type Suite } from './router-harness.js';
+import { createSuite, fakeEdge, sessionId, type Suite } from '../../support/router.js';
 
 describe('router edge-agent forwarding', () => {
   let suite: Suite;

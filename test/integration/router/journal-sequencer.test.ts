@@ -3,7 +3,7 @@ import { result, sealedJournalEntrySchema } from '#contracts';
 import { decodeJson, encodeJson, JournalCipher, JournalSealError, requestService } from '#messaging';
 import { testJournalCipher, pollUntil } from '#test-support';
 import type { JournalEntry, SessionUpdate } from '#contracts';
-import { createSuite, ROUTER_POLL, sessionId, sessionUpdate, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, sessionId, sessionUpdate, type Suite } from '../../support/router.js';
 
 describe('router session updates', () => {
   let suite: Suite;

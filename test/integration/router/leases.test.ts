@@ -1,6 +1,6 @@
 import { Limits, result } from '#contracts';
 import { requestService } from '#messaging';
-import { createSuite, ROUTER_POLL, fakeEdge, sessionId, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, fakeEdge, sessionId, type Suite } from '../../support/router.js';
 import { pollUntil } from '#test-support';
 
 const EDGE = '501';

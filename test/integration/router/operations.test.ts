@@ -13,7 +13,7 @@ import {
   type OperationAction,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
-import { createSuite, sessionId, sessionUpdate, type Suite } from './router-harness.js';
+import { createSuite, sessionId, sessionUpdate, type Suite } from '../../support/router.js';
 
 const ACTOR = 'user-1';
 

@@ -1,6 +1,6 @@
 import { edgeToken, type EdgeHeartbeat } from '#contracts';
 import { encodeJson, requestService } from '#messaging';
-import { createSuite, ROUTER_POLL, type Suite } from './router-harness.js';
+import { createSuite, ROUTER_POLL, type Suite } from '../../support/router.js';
 import { TEST_EDGE_SECRET, pollUntil } from '#test-support';
 
 describe('router edge presence', () => {

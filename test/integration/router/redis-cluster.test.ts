@@ -15,7 +15,7 @@ import { JournalAppendLock } from '../../../apps/session-router/src/journal-sequ
 import { startRedisCluster } from '../../support/redis-cluster.js';
 import { infoFields } from '../../support/redis-processes.js';
 import { trafficThroughFailover } from './redis-failover.js';
-import { createSuite, sessionId, useRedisForSuites } from './router-harness.js';
+import { createSuite, sessionId, useRedisForSuites } from '../../support/router.js';
 
 jest.setTimeout(60_000);
 

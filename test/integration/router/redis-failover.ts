@@ -5,7 +5,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { journalMessageSchema } from '#contracts';
 import { decodeJson, requestService } from '#messaging';
-import { sessionId, sessionUpdate, type Suite } from './router-harness.js';
+import { sessionId, sessionUpdate, type Suite } from '../../support/router.js';
 
 const SESSIONS = 8;
 const BEFORE_KILL_MS = 1_500;

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { cli } from '../../support/redis-processes.js';
 import { startRedisSentinel } from '../../support/redis-sentinel.js';
 import { trafficThroughFailover } from './redis-failover.js';
-import { createSuite, useRedisForSuites } from './router-harness.js';
+import { createSuite, useRedisForSuites } from '../../support/router.js';
 
 jest.setTimeout(60_000);
 

@@ -19,8 +19,8 @@ import {
   sessionId,
   startHarness,
   type HistoryHarness,
-} from '../history/history-harness.js';
-import { fakeEdge, startTestRouter, type Suite } from './router-harness.js';
+} from '../../support/history.js';
+import { fakeEdge, startTestRouter, type Suite } from '../../support/router.js';
 
 jest.setTimeout(30_000);
 

@@ -11,7 +11,7 @@ import {
   sessionId,
   sessionUpdate,
   type Suite,
-} from './router-harness.js';
+} from '../../support/router.js';
 import { pollUntil } from '#test-support';
 
 const EDGE = '401';

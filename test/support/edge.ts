@@ -19,8 +19,8 @@ import {
 } from '#contracts';
 import { connectNats, decodeJson, encodeJson, requestJson } from '#messaging';
 import { sleep, testServices, uniqueNamespace } from '#test-support';
-import { loadEdgeConfig } from '../../../apps/edge-connector/src/config.js';
-import { startEdge, type RunningEdge } from '../../../apps/edge-connector/src/app.js';
+import { loadEdgeConfig } from '../../apps/edge-connector/src/config.js';
+import { startEdge, type RunningEdge } from '../../apps/edge-connector/src/app.js';
 
 export type EdgeRequest = Partial<EdgeAgentRequest> & { action: EdgeAgentRequest['action'] };
 

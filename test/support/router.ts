@@ -23,11 +23,11 @@ import {
   createRedisClient,
   scanKeys,
   type RedisClient,
-} from '../../../apps/session-router/src/common/redis-client.js';
-import { RedisKeys } from '../../../apps/session-router/src/common/redis-keys.js';
-import { redisSettings } from '../../../apps/session-router/src/common/redis-topology.js';
-import { loadRouterConfig } from '../../../apps/session-router/src/config.js';
-import { startRouter, type RunningRouter } from '../../../apps/session-router/src/app.js';
+} from '../../apps/session-router/src/common/redis-client.js';
+import { RedisKeys } from '../../apps/session-router/src/common/redis-keys.js';
+import { redisSettings } from '../../apps/session-router/src/common/redis-topology.js';
+import { loadRouterConfig } from '../../apps/session-router/src/config.js';
+import { startRouter, type RunningRouter } from '../../apps/session-router/src/app.js';
 
 /** Where a test router runs: NATS, Redis and the namespace of its suite. */
 export interface RouterPlace {

@@ -8,8 +8,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Subjects, type AgentAccess, type RequestName } from '#contracts';
 import { decodeJson, encodeJson } from '#messaging';
 import { testServices, uniqueNamespace, TEST_JWT_SECRET } from '#test-support';
-import { createApiApp } from '../../../apps/api/src/app.js';
-import type { ApiConfig, JwtKeySource } from '../../../apps/api/src/config.js';
+import { createApiApp } from '../../apps/api/src/app.js';
+import type { ApiConfig, JwtKeySource } from '../../apps/api/src/config.js';
 
 export const ALL_PERMISSIONS = ['ai.access.use', 'connectors:update', 'files.read', 'files.upload'];
 

@@ -27,8 +27,8 @@ import {
   testJournalCipher,
   TEST_EDGE_SECRET,
 } from '#test-support';
-import { startHistory } from '../../../apps/history/src/app.js';
-import { loadHistoryConfig } from '../../../apps/history/src/config.js';
+import { startHistory } from '../../apps/history/src/app.js';
+import { loadHistoryConfig } from '../../apps/history/src/config.js';
 
 /** How long a test waits for the journal consumer to catch up; generous for a loaded CI box. */
 const CATCH_UP_TIMEOUT_MS = 15_000;

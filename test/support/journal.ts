@@ -4,11 +4,11 @@ import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { edgeToken, result, type EdgeAgentResult, type SessionUpdate } from '#contracts';
 import { testServices, TEST_EDGE_SECRET } from '#test-support';
-import type { RunningRouter } from '../../../apps/session-router/src/app.js';
-import { SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from '../history/history-harness.js';
-import { startTestRouter } from '../router/router-harness.js';
+import type { RunningRouter } from '../../apps/session-router/src/app.js';
+import { SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from './history.js';
+import { startTestRouter } from './router.js';
 
-export { HARNESS_TIMEOUT_MS, sessionId, type HistoryHarness } from '../history/history-harness.js';
+export { HARNESS_TIMEOUT_MS, sessionId, type HistoryHarness } from './history.js';
 
 export interface JournalStackOptions {
   /** Router replicas (default 1). */
