@@ -2,6 +2,7 @@
 // router and history. The stand-ins record every payload they receive so tests can assert what
 // the api sent (and that it sent nothing).
 import 'reflect-metadata';
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
