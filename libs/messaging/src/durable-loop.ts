@@ -26,8 +26,8 @@ export class DurableLoop {
     },
     each: (msg: JsMsg) => Promise<void> | void,
   ): Promise<void> {
-    this.start(await consumeDurable(nc, jsm, target.stream, target.durable, target.settings), each);
     this.nc = nc;
+    this.start(await consumeDurable(nc, jsm, target.stream, target.durable, target.settings), each);
   }
 
   start(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void> | void): void {

@@ -18,8 +18,6 @@ export {
   ensureSessionsStream,
   ensureStream,
   ensureDurableConsumer,
-  consumeDurable,
-  redeliveryDelay,
   RetryPolicy,
   sessionsStreamSpec,
   withJetStreamRetry,
