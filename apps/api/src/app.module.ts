@@ -2,14 +2,14 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { NatsBus } from '#messaging';
 import { AccessesModule } from './accesses/accesses.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { Authorizer } from './common/authorizer.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
 import { ServiceClient } from './common/service-client.js';
-import { API_CONFIG, SUBJECTS } from './common/tokens.js';
+import { API_CONFIG } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
 import { ConsoleModule } from './console/console.module.js';
 import { ConnectorsModule } from './connectors/connectors.module.js';
@@ -43,14 +43,13 @@ export class AppModule {
       ],
       providers: [
         { provide: API_CONFIG, useValue: config },
-        { provide: NATS_CONNECTION, useValue: nc },
-        { provide: SUBJECTS, useValue: subjects },
+        { provide: NatsBus, useValue: new NatsBus(nc, subjects) },
         ServiceClient,
         Authorizer,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
       ],
-      exports: [API_CONFIG, NATS_CONNECTION, SUBJECTS, ServiceClient, Authorizer],
+      exports: [API_CONFIG, NatsBus, ServiceClient, Authorizer],
     };
   }
 }

@@ -1,10 +1,10 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { NatsBus } from '#messaging';
 import type { AgentDriver } from './agent/agent-driver.js';
 import type { EdgeConfig } from './config.js';
-import { EDGE_CONFIG, SUBJECTS } from './common/tokens.js';
+import { EDGE_CONFIG } from './common/tokens.js';
 import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { RpcModule } from './rpc/rpc.module.js';
 import { AGENT_DRIVER } from './sessions/sessions.service.js';
@@ -23,8 +23,7 @@ class CoreModule {
   static register(deps: EdgeAppDependencies): DynamicModule {
     const providers = [
       { provide: EDGE_CONFIG, useValue: deps.config },
-      { provide: NATS_CONNECTION, useValue: deps.nc },
-      { provide: SUBJECTS, useValue: deps.subjects },
+      { provide: NatsBus, useValue: new NatsBus(deps.nc, deps.subjects) },
       { provide: AGENT_DRIVER, useValue: deps.driver },
     ];
     return { module: CoreModule, providers, exports: providers.map((provider) => provider.provide) };

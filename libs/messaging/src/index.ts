@@ -1,5 +1,6 @@
 export { encodeJson, decodeJson, MalformedPayloadError } from './codec.js';
-export { NATS_CONNECTION, connectNats } from './nats-connection.js';
+export { connectNats } from './nats-connection.js';
+export { NatsBus } from './nats-bus.js';
 export { NatsSettingsError, natsConnectionOptions } from './nats-connection.js';
 export type { NatsConnectOptions } from './nats-connection.js';
 export {

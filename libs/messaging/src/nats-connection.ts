@@ -3,8 +3,6 @@ import { credsAuthenticator } from '@nats-io/nats-core';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { NatsSettings } from '#config';
 
-export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
-
 export interface NatsConnectOptions extends Omit<NatsSettings, 'servers'> {
   /** Seed URLs: a list, or the comma-separated form of TETHER_NATS_URL. */
   servers: string | string[];

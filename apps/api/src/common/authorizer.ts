@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { AuthorizeReply, GrantsChangedNotice, Subjects } from '#contracts';
-import { decodeJson, NATS_CONNECTION, RpcRemoteError, RpcUnavailableError } from '#messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import type { AuthorizeReply, GrantsChangedNotice } from '#contracts';
+import { decodeJson, RpcRemoteError, RpcUnavailableError, NatsBus } from '#messaging';
 import { recordOutageGrant } from '#telemetry';
 import type { ApiConfig } from '../config.js';
 import { ServiceClient } from './service-client.js';
-import { API_CONFIG, SUBJECTS } from './tokens.js';
+import { API_CONFIG } from './tokens.js';
 
 /** Bound on remembered decisions: a burst of distinct callers must not grow the heap forever. */
 const MAX_ENTRIES = 10_000;
@@ -75,8 +75,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly services: ServiceClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(API_CONFIG) config: ApiConfig,
   ) {
     this.ttlMs = config.authorizeCacheMs ?? 0;
@@ -85,7 +84,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (this.outageMs <= 0) return;
-    this.subscription = this.nc.subscribe(this.subjects.grantsChanged, {
+    this.subscription = this.bus.nc.subscribe(this.bus.subjects.grantsChanged, {
       callback: (error, msg) => {
         if (error) return this.forgetAll();
         try {
@@ -190,7 +189,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
   /** A disconnect or a slow subscription may have swallowed notices: forget everything then. */
   private async watchConnection(): Promise<void> {
     try {
-      for await (const status of this.nc.status()) {
+      for await (const status of this.bus.nc.status()) {
         if (LOSSY_STATUSES.has(status.type)) this.forgetAll();
       }
     } catch (error) {

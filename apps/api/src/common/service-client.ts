@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { Limits, Subjects, type RequestMap, type RequestName, type RequestOf } from '#contracts';
-import { NATS_CONNECTION, requestService } from '#messaging';
-import { SUBJECTS } from './tokens.js';
+import { Injectable } from '@nestjs/common';
+import { Limits, type RequestMap, type RequestName, type RequestOf } from '#contracts';
+import { requestService, NatsBus } from '#messaging';
 
 type RouterRequest = Extract<RequestName, 'routerEdgeAgent' | 'routerPresence'>;
 type HistoryRequest = Extract<RequestName, `history${string}`>;
@@ -22,18 +20,18 @@ function isWatch(payload: unknown): boolean {
 /** The api's only way out: typed NATS requests to the router and to history. */
 @Injectable()
 export class ServiceClient {
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
-  ) {}
+  constructor(private readonly bus: NatsBus) {}
 
   router<N extends RouterRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {
     const timeoutMs = name === 'routerEdgeAgent' ? Limits.API_ROUTER_TIMEOUT_MS : ROUTER_PRESENCE_TIMEOUT_MS;
-    return requestService(this.nc, this.subjects, name, payload, { timeoutMs, longPoll: isWatch(payload) });
+    return requestService(this.bus.nc, this.bus.subjects, name, payload, {
+      timeoutMs,
+      longPoll: isWatch(payload),
+    });
   }
 
   history<N extends HistoryRequest>(name: N, payload: RequestOf<N>): Promise<RequestMap[N][1]> {
-    return requestService(this.nc, this.subjects, name, payload, {
+    return requestService(this.bus.nc, this.bus.subjects, name, payload, {
       timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS,
     });
   }

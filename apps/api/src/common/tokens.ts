@@ -1,3 +1,2 @@
-/** Injection tokens of what the api is given at boot (the NATS connection uses NATS_CONNECTION). */
+/** Injection token of the api's validated config (the NATS connection and subjects come as #messaging's NatsBus). */
 export const API_CONFIG = Symbol('API_CONFIG');
-export const SUBJECTS = Symbol('SUBJECTS');

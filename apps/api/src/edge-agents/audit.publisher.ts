@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import {
   AUDIT_ID_MAX_LENGTH,
   AUDIT_UNDECODED_ACTION,
@@ -12,11 +11,10 @@ import {
   type AuditRecord,
   type AuditedAction,
   type EdgeAgentRequest,
-  type Subjects,
 } from '#contracts';
 import { AUDIT_STREAM_DEFAULTS } from '#config';
-import { encodeJson, ensureAuditStream, NATS_CONNECTION, withSendSpan } from '#messaging';
-import { API_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { encodeJson, ensureAuditStream, withSendSpan, NatsBus } from '#messaging';
+import { API_CONFIG } from '../common/tokens.js';
 import type { ApiConfig } from '../config.js';
 
 const AUDITED: ReadonlySet<string> = new Set(AUDITED_ACTIONS);
@@ -117,15 +115,14 @@ export class AuditPublisher implements OnApplicationBootstrap {
   private readonly js: JetStreamClient;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {
-    this.js = jetstream(nc);
+    this.js = jetstream(bus.nc);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await ensureAuditStream(this.nc, this.subjects, this.config.auditStream ?? AUDIT_STREAM_DEFAULTS);
+    await ensureAuditStream(this.bus.nc, this.bus.subjects, this.config.auditStream ?? AUDIT_STREAM_DEFAULTS);
   }
 
   publish(actorId: string, request: EdgeAgentRequest, status: string, traceparent: string | undefined): void {
@@ -141,8 +138,8 @@ export class AuditPublisher implements OnApplicationBootstrap {
   private send(record: AuditRecord): void {
     const actorId = record.actor_id;
     const body = encodeJson(record);
-    withSendSpan(this.subjects.auditRecords, { messageId: record.id, bodySize: body.length }, (headers) =>
-      this.js.publish(this.subjects.auditRecords, body, {
+    withSendSpan(this.bus.subjects.auditRecords, { messageId: record.id, bodySize: body.length }, (headers) =>
+      this.js.publish(this.bus.subjects.auditRecords, body, {
         msgID: record.id,
         timeout: AUDIT_PUBLISH_TIMEOUT_MS,
         headers,

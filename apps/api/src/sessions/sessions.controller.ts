@@ -1,13 +1,12 @@
 import { Controller, Get, Headers, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { Limits, type HistoryJournalPageReply, type Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { Limits, type HistoryJournalPageReply } from '#contracts';
+import { NatsBus } from '#messaging';
 import { AuthGuard, RequirePermissions } from '../auth/auth.guard.js';
 import { Actor, type Principal } from '../auth/principal.js';
 import { InvalidRequestError } from '../common/errors.js';
 import { API_PREFIX, SESSIONS_PATH } from '../common/routes.js';
-import { API_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { API_CONFIG } from '../common/tokens.js';
 import {
   SSE_HEARTBEAT_DEFAULT_MS,
   SSE_REAUTHORIZE_DEFAULT_MS,
@@ -28,8 +27,7 @@ export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly streams: JournalStreams,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(API_CONFIG) config: ApiConfig,
     private readonly limits: UserLimits,
   ) {
@@ -97,8 +95,8 @@ export class SessionsController {
     reply.hijack();
     const stream = new JournalEventStream(
       this.sessions,
-      this.nc,
-      this.subjects,
+      this.bus.nc,
+      this.bus.subjects,
       principal,
       scope,
       reply.raw,

@@ -3,12 +3,11 @@
 // offline at once when the edge says it is leaving.
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { Limits, type EdgeHeartbeat, type Subjects } from '#contracts';
-import { NATS_CONNECTION, encodeJson, withSendSpan } from '#messaging';
+import { Limits, type EdgeHeartbeat } from '#contracts';
+import { encodeJson, withSendSpan, NatsBus } from '#messaging';
 import { traceBackground } from '#telemetry';
 import type { EdgeConfig } from '../config.js';
-import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { EDGE_CONFIG } from '../common/tokens.js';
 import { AGENT_DRIVER, SessionsService } from '../sessions/sessions.service.js';
 import type { AgentDriver } from '../agent/agent-driver.js';
 
@@ -18,8 +17,7 @@ export class HeartbeatService {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
     @Inject(AGENT_DRIVER) private readonly driver: AgentDriver,
     private readonly sessions: SessionsService,
@@ -45,11 +43,11 @@ export class HeartbeatService {
    * timer was set. `leaving` tells the routers the edge is shutting down.
    */
   private publish(leaving = false): void {
-    const subject = this.subjects.edgeHeartbeatOf(this.config.edgeId);
+    const subject = this.bus.subjects.edgeHeartbeatOf(this.config.edgeId);
     void traceBackground('edge.heartbeat', () => {
       const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
       return withSendSpan(subject, { bodySize: body.length }, (headers) => {
-        this.nc.publish(subject, body, { headers });
+        this.bus.nc.publish(subject, body, { headers });
       });
     }).catch((error: unknown) => {
       this.log.warn(`Heartbeat not sent: ${(error as Error).message}`);

@@ -2,7 +2,7 @@
 // callback subscription rather than a Nest transport: size cap, strict decode, envelope checks,
 // a bounded number of concurrent calls and a deadline per call, then one SessionsService call.
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, Subscription } from '@nats-io/transport-node';
 import {
   Limits,
   edgeAgentRpcRequestSchema,
@@ -10,11 +10,10 @@ import {
   validateRpcEnvelope,
   type EdgeAgentResult,
   type EdgeAgentStatus,
-  type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, decodeJson, withIncomingTrace } from '#messaging';
+import { decodeJson, withIncomingTrace, NatsBus } from '#messaging';
 import type { EdgeConfig } from '../config.js';
-import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { EDGE_CONFIG } from '../common/tokens.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { encodeWire } from './wire-json.js';
 
@@ -28,15 +27,14 @@ export class EdgeRpcHandler {
   private slotsUsed = 0;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
     private readonly sessions: SessionsService,
   ) {}
 
   listen(): void {
-    const subject = this.subjects.edgeRpc(this.config.edgeId);
-    this.subscription = this.nc.subscribe(subject, {
+    const subject = this.bus.subjects.edgeRpc(this.config.edgeId);
+    this.subscription = this.bus.nc.subscribe(subject, {
       callback: (error, msg) => {
         if (error) {
           this.log.error(`Subscription to ${subject} failed: ${error.message}`);

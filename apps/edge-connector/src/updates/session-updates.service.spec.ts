@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, result, type SessionUpdate } from '#contracts';
-import { decodeJson, encodeJson } from '#messaging';
+import { decodeJson, encodeJson, NatsBus } from '#messaging';
 import type { EdgeConfig } from '../config.js';
 import type { SessionChange } from '../sessions/sessions.service.js';
 import { SessionUpdatesService } from './session-updates.service.js';
@@ -50,7 +50,10 @@ const change = (revision: number): SessionChange => ({
 function setup() {
   const nats = new FakeNats();
   const config = { edgeId: '9', edgeToken: 'token' } as EdgeConfig;
-  const service = new SessionUpdatesService(nats as unknown as NatsConnection, new Subjects('tunit'), config);
+  const service = new SessionUpdatesService(
+    new NatsBus(nats as unknown as NatsConnection, new Subjects('tunit')),
+    config,
+  );
   return { nats, service };
 }
 

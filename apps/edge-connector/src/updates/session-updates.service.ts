@@ -4,11 +4,10 @@
 // the router acks; a forgotten session's final state is retried like any other.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { context, type Context } from '@opentelemetry/api';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { toWire, type Subjects } from '#contracts';
-import { NATS_CONNECTION, requestService } from '#messaging';
+import { toWire } from '#contracts';
+import { requestService, NatsBus } from '#messaging';
 import type { EdgeConfig } from '../config.js';
-import { EDGE_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { EDGE_CONFIG } from '../common/tokens.js';
 import type { SessionChange, SessionChangeSink } from '../sessions/sessions.service.js';
 
 /** The router acks once the journal holds the update; JetStream stores within this easily. */
@@ -43,8 +42,7 @@ export class SessionUpdatesService implements SessionChangeSink {
   private stopped = false;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
@@ -192,8 +190,8 @@ export class SessionUpdatesService implements SessionChangeSink {
   private async request(change: SessionChange, trace: Context): Promise<boolean> {
     const ack = await context.with(trace, () =>
       requestService(
-        this.nc,
-        this.subjects,
+        this.bus.nc,
+        this.bus.subjects,
         'routerSessionUpdate',
         {
           ...change,

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BackgroundService } from '#telemetry';
 import type { JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { auditRecordSchema, type Subjects } from '#contracts';
+import { auditRecordSchema } from '#contracts';
 import {
   consumeTraced,
   decodeJson,
@@ -10,9 +9,9 @@ import {
   RetryPolicy,
   ensureAuditStream,
   MalformedPayloadError,
-  NATS_CONNECTION,
+  NatsBus,
 } from '#messaging';
-import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { HistoryConfig } from '../config.js';
 import { AuditRepository } from './audit.repository.js';
 
@@ -60,18 +59,17 @@ export class AuditConsumer implements BackgroundService {
   private readonly pull = new DurableLoop();
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly audit: AuditRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const jsm = await ensureAuditStream(this.nc, this.subjects, this.config.jetstream.audit);
-    const stream = this.subjects.auditStream;
-    const durable = this.subjects.historyAuditConsumer;
+    const jsm = await ensureAuditStream(this.bus.nc, this.bus.subjects, this.config.jetstream.audit);
+    const stream = this.bus.subjects.auditStream;
+    const durable = this.bus.subjects.historyAuditConsumer;
     const settings = { ack_wait: AUDIT_ACK_WAIT_NS, max_ack_pending: AUDIT_MAX_ACK_PENDING };
-    await this.pull.consume(this.nc, jsm, { stream, durable, settings }, (msg) =>
+    await this.pull.consume(this.bus.nc, jsm, { stream, durable, settings }, (msg) =>
       consumeTraced(msg, durable, () => this.handle(msg)),
     );
     this.log.log(`Consuming audit records of stream ${stream} as ${durable}.`);

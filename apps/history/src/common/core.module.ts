@@ -1,6 +1,5 @@
 import {
   Global,
-  Inject,
   Injectable,
   Logger,
   Module,
@@ -9,10 +8,10 @@ import {
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { JournalCipher, NATS_CONNECTION } from '#messaging';
+import { JournalCipher, NatsBus } from '#messaging';
 import type { HistoryConfig } from '../config.js';
 import { HistoryCipher } from './history-cipher.js';
-import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
+import { HISTORY_CONFIG } from './tokens.js';
 
 /**
  * Drains the connection last: the transport has stopped its subscriptions and finished in-flight
@@ -23,11 +22,11 @@ import { HISTORY_CONFIG, SUBJECTS } from './tokens.js';
 export class NatsLifecycle implements OnApplicationShutdown {
   private readonly log = new Logger(NatsLifecycle.name);
 
-  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+  constructor(private readonly bus: NatsBus) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.nc.isClosed()) return;
-    await this.nc.drain();
+    if (this.bus.nc.isClosed()) return;
+    await this.bus.nc.drain();
     this.log.log('NATS connection drained.');
   }
 }
@@ -47,8 +46,7 @@ export class CoreModule {
       module: CoreModule,
       providers: [
         { provide: HISTORY_CONFIG, useValue: runtime.config },
-        { provide: NATS_CONNECTION, useValue: runtime.nc },
-        { provide: SUBJECTS, useValue: runtime.subjects },
+        { provide: NatsBus, useValue: new NatsBus(runtime.nc, runtime.subjects) },
         { provide: HistoryCipher, useValue: new HistoryCipher(runtime.config.historyKey) },
         {
           provide: JournalCipher,
@@ -59,7 +57,7 @@ export class CoreModule {
         },
         NatsLifecycle,
       ],
-      exports: [HISTORY_CONFIG, NATS_CONNECTION, SUBJECTS, HistoryCipher, JournalCipher],
+      exports: [HISTORY_CONFIG, NatsBus, HistoryCipher, JournalCipher],
     };
   }
 }

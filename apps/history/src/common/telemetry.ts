@@ -1,9 +1,7 @@
 // History's ops endpoints and the journal consumer's lag (messages the durable consumer has not
 // yet been handed), read from JetStream only when /metrics is scraped.
 import type { INestMicroservice } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { Subjects } from '#contracts';
-import { ensureSessionsStream, NATS_CONNECTION } from '#messaging';
+import { ensureSessionsStream, NatsBus } from '#messaging';
 import { PRISMA, type PrismaClient } from '#persistence';
 import { METRIC, natsCheck, postgresCheck, registerGauge, startOpsServer, type OpsServer } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
@@ -12,9 +10,8 @@ export async function startHistoryTelemetry(
   app: INestMicroservice,
   config: HistoryConfig,
 ): Promise<OpsServer> {
-  const nc = app.get<NatsConnection>(NATS_CONNECTION);
+  const { nc, subjects } = app.get(NatsBus);
   const prisma = app.get<PrismaClient>(PRISMA);
-  const subjects = new Subjects(config.namespace);
   const jsm = await ensureSessionsStream(nc, subjects, config.jetstream.sessions);
   const consumer = subjects.historyJournalConsumer;
   registerGauge(

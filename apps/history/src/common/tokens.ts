@@ -1,3 +1,2 @@
 /** Injection tokens of the history service's shared providers. */
 export const HISTORY_CONFIG = Symbol('HISTORY_CONFIG');
-export const SUBJECTS = Symbol('SUBJECTS');

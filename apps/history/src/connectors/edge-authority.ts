@@ -5,11 +5,10 @@
 // revoked edge is disconnected at once and refused from then on.
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Subjects } from '#contracts';
-import { connectNats } from '#messaging';
+import { connectNats, NatsBus } from '#messaging';
 import { keyFromSeed, mintEdgeUser, pushAccountJwt, tetherAccountJwt, type EdgeUser } from '#nats-auth';
 import type { HistoryConfig } from '../config.js';
-import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { HISTORY_CONFIG } from '../common/tokens.js';
 import type { EdgeAuthoritySettings } from './edge-authority.config.js';
 
 @Injectable()
@@ -20,7 +19,7 @@ export class EdgeAuthority implements OnModuleDestroy {
 
   constructor(
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
   ) {
     this.settings = config.edgeAuthority;
   }
@@ -34,7 +33,7 @@ export class EdgeAuthority implements OnModuleDestroy {
   async mint(edgeId: string): Promise<EdgeUser | null> {
     if (!this.settings) return null;
     return mintEdgeUser(
-      this.subjects,
+      this.bus.subjects,
       edgeId,
       this.settings.account,
       keyFromSeed(this.settings.accountSigningSeed),

@@ -1,8 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { EdgeCredentialsChangedNotice, GrantsChangedNotice, Subjects } from '#contracts';
-import { encodeJson, NATS_CONNECTION } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { Injectable, Logger } from '@nestjs/common';
+import type { EdgeCredentialsChangedNotice, GrantsChangedNotice } from '#contracts';
+import { encodeJson, NatsBus } from '#messaging';
 
 /**
  * Tells the api replicas that an actor's grants changed, so the authorization decisions they
@@ -13,15 +11,12 @@ import { SUBJECTS } from '../common/tokens.js';
 export class GrantsNotifier {
   private readonly log = new Logger(GrantsNotifier.name);
 
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
-  ) {}
+  constructor(private readonly bus: NatsBus) {}
 
   changed(actorId: string): void {
     const notice: GrantsChangedNotice = { actor_id: actorId };
     try {
-      this.nc.publish(this.subjects.grantsChanged, encodeJson(notice));
+      this.bus.nc.publish(this.bus.subjects.grantsChanged, encodeJson(notice));
     } catch (error) {
       // The change itself is committed; only the early invalidation is lost.
       this.log.warn(`Grants-changed notice for actor ${actorId} not sent: ${(error as Error).message}`);
@@ -32,7 +27,7 @@ export class GrantsNotifier {
   edgeCredentialsChanged(edgeId: string): void {
     const notice: EdgeCredentialsChangedNotice = { edge_id: edgeId };
     try {
-      this.nc.publish(this.subjects.edgeCredentialsChanged, encodeJson(notice));
+      this.bus.nc.publish(this.bus.subjects.edgeCredentialsChanged, encodeJson(notice));
     } catch (error) {
       // The routers' cache expires on its own (a few seconds); only the early drop is lost.
       this.log.warn(`Credentials notice for edge ${edgeId} not sent: ${(error as Error).message}`);

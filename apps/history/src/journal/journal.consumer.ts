@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import {
   journalEntrySchema,
@@ -8,7 +7,6 @@ import {
   journalSubmissionEntrySchema,
   type JournalMessage,
   type JournalNoticePayload,
-  type Subjects,
 } from '#contracts';
 import {
   consumeBatchTraced,
@@ -19,11 +17,11 @@ import {
   ensureSessionsStream,
   JournalCipher,
   MalformedPayloadError,
-  NATS_CONNECTION,
+  NatsBus,
 } from '#messaging';
 import { recordHistoryWrite, type BackgroundService } from '#telemetry';
 import type { HistoryConfig } from '../config.js';
-import { HISTORY_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { HISTORY_CONFIG } from '../common/tokens.js';
 import { forcedByWaiting, JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
 import { JournalChainRepository } from './journal-chain.repository.js';
 import {
@@ -117,8 +115,7 @@ export class JournalConsumer implements BackgroundService {
   private readonly repair: JournalChainRepair;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(HISTORY_CONFIG) private readonly config: HistoryConfig,
     private readonly journal: JournalService,
     private readonly cipher: JournalCipher,
@@ -147,17 +144,17 @@ export class JournalConsumer implements BackgroundService {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const jsm = await ensureSessionsStream(this.nc, this.subjects, this.config.jetstream.sessions);
+    const jsm = await ensureSessionsStream(this.bus.nc, this.bus.subjects, this.config.jetstream.sessions);
     this.jsm = jsm;
-    const stream = this.subjects.sessionsStream;
-    const durable = this.subjects.historyJournalConsumer;
+    const stream = this.bus.subjects.sessionsStream;
+    const durable = this.bus.subjects.historyJournalConsumer;
     const settings = {
-      filter_subject: this.subjects.journalWildcard,
+      filter_subject: this.bus.subjects.journalWildcard,
       max_ack_pending: this.config.journalMaxAckPending,
       ack_wait: JOURNAL_ACK_WAIT_NS,
     };
-    await this.pull.consume(this.nc, jsm, { stream, durable, settings }, (msg) =>
-      this.batcher.push(this.subjects.sessionIdOf(msg.subject) ?? '', msg),
+    await this.pull.consume(this.bus.nc, jsm, { stream, durable, settings }, (msg) =>
+      this.batcher.push(this.bus.subjects.sessionIdOf(msg.subject) ?? '', msg),
     );
     this.log.log(`Consuming the session journal of stream ${stream} as ${durable}.`);
   }
@@ -198,7 +195,7 @@ export class JournalConsumer implements BackgroundService {
    * nak'ed and retried after the usual delay.
    */
   private async store(entries: readonly Parsed[], started: number): Promise<void> {
-    const consumer = this.subjects.historyJournalConsumer;
+    const consumer = this.bus.subjects.historyJournalConsumer;
     const persist = () =>
       this.journal.persistBatch(
         entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg, entry) })),
@@ -270,7 +267,7 @@ export class JournalConsumer implements BackgroundService {
     // In stream order: filling the first hole of a session usually readies the rows after it.
     for (const { msg, entry } of holes) {
       if (firstTry(msg)) continue;
-      await consumeTraced(msg, this.subjects.historyJournalConsumer, () =>
+      await consumeTraced(msg, this.bus.subjects.historyJournalConsumer, () =>
         this.settleAfter(msg, started, () => this.storeAfterRepair(msg, entry)),
       );
     }
@@ -279,7 +276,7 @@ export class JournalConsumer implements BackgroundService {
   /** Decodes and validates a journal message; UnstorableEntryError when it never can be stored. */
   private parse(msg: StreamRow): JournalMessage {
     const entry = parseJournalMessage(decodeJson(msg.data, msg.subject), this.cipher);
-    if (this.subjects.sessionIdOf(msg.subject) !== entry.session_id) {
+    if (this.bus.subjects.sessionIdOf(msg.subject) !== entry.session_id) {
       throw new UnstorableEntryError('session_id does not match the subject');
     }
     return entry;
@@ -292,7 +289,7 @@ export class JournalConsumer implements BackgroundService {
   private publishNotice(notice: JournalNoticePayload): void {
     // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
     // so a lost notice only delays a stream until its next wake-up, never loses a row.
-    this.nc.publish(this.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
+    this.bus.nc.publish(this.bus.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
   }
 
   /**
@@ -332,7 +329,7 @@ export class JournalConsumer implements BackgroundService {
   private async readStored(seq: number): Promise<StreamRow | null> {
     if (!this.jsm) throw new Error('The journal consumer is not started.');
     try {
-      const stored = await this.jsm.streams.getMessage(this.subjects.sessionsStream, { seq });
+      const stored = await this.jsm.streams.getMessage(this.bus.subjects.sessionsStream, { seq });
       return stored ? { seq: stored.seq, subject: stored.subject, data: stored.data } : null;
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return null;

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Subjects } from '#contracts';
-import { JournalCipher, NATS_CONNECTION } from '#messaging';
+import { JournalCipher, NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeCredentials } from './edge-credentials.js';
 import { EdgeLiveness } from './edge-liveness.js';
@@ -9,7 +9,7 @@ import { EdgeRpcClient } from './edge-rpc.client.js';
 import { HistoryClient } from './history.client.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisLifecycle, redisProvider } from './redis.provider.js';
-import { REDIS, ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+import { REDIS, ROUTER_CONFIG } from './tokens.js';
 
 export interface RouterRuntime {
   config: RouterConfig;
@@ -26,8 +26,7 @@ export class CoreModule {
       module: CoreModule,
       providers: [
         { provide: ROUTER_CONFIG, useValue: runtime.config },
-        { provide: NATS_CONNECTION, useValue: runtime.nc },
-        { provide: SUBJECTS, useValue: runtime.subjects },
+        { provide: NatsBus, useValue: new NatsBus(runtime.nc, runtime.subjects) },
         { provide: RedisKeys, useValue: new RedisKeys(runtime.subjects.namespace) },
         redisProvider,
         RedisLifecycle,
@@ -45,8 +44,7 @@ export class CoreModule {
       ],
       exports: [
         ROUTER_CONFIG,
-        NATS_CONNECTION,
-        SUBJECTS,
+        NatsBus,
         REDIS,
         RedisKeys,
         EdgeLiveness,

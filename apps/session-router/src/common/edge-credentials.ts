@@ -3,17 +3,12 @@
 // delete). Heartbeats and updates arrive every few seconds per edge, so answers are cached for a
 // short while and dropped at once when history announces a rotation or deletion.
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  tokenGeneration,
-  verifyEdgeToken,
-  type EdgeCredentialsChangedNotice,
-  type Subjects,
-} from '#contracts';
-import { decodeJson, NATS_CONNECTION, RpcRemoteError, RpcUnavailableError } from '#messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import { tokenGeneration, verifyEdgeToken, type EdgeCredentialsChangedNotice } from '#contracts';
+import { decodeJson, RpcRemoteError, RpcUnavailableError, NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { HistoryClient } from './history.client.js';
-import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+import { ROUTER_CONFIG } from './tokens.js';
 
 /**
  * How long an answer is reused. History's notice drops it at once; the TTL only bounds a lost
@@ -36,14 +31,13 @@ export class EdgeCredentials implements OnModuleInit, OnModuleDestroy {
   private subscription?: Subscription;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly history: HistoryClient,
   ) {}
 
   onModuleInit(): void {
-    this.subscription = this.nc.subscribe(this.subjects.edgeCredentialsChanged, {
+    this.subscription = this.bus.nc.subscribe(this.bus.subjects.edgeCredentialsChanged, {
       callback: (error, msg) => {
         if (error) return;
         try {

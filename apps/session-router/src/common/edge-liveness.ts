@@ -10,13 +10,11 @@
 // means only its heartbeat was late, and it stays online.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BackgroundService } from '#telemetry';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { RedisClient } from './redis-client.js';
-import type { Subjects } from '#contracts';
-import { NATS_CONNECTION } from '#messaging';
+import { NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { RedisKeys } from './redis-keys.js';
-import { REDIS, ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+import { REDIS, ROUTER_CONFIG } from './tokens.js';
 import { isOffline, parsePresence, type PresenceRecord } from './presence-record.js';
 
 /**
@@ -51,8 +49,7 @@ export class EdgeLiveness implements BackgroundService {
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -152,7 +149,7 @@ export class EdgeLiveness implements BackgroundService {
   /** The probe: any answer at all means the edge's process is there and reading its subject. */
   private async answers(edgeId: string): Promise<boolean> {
     try {
-      await this.nc.request(this.subjects.edgeRpc(edgeId), EMPTY, { timeout: PROBE_TIMEOUT_MS });
+      await this.bus.nc.request(this.bus.subjects.edgeRpc(edgeId), EMPTY, { timeout: PROBE_TIMEOUT_MS });
       return true;
     } catch {
       return false;

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
 import {
   EDGE_AGENT_RPC_VERSION,
   Limits,
@@ -8,19 +7,18 @@ import {
   result,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
-  type Subjects,
 } from '#contracts';
 import {
   MalformedPayloadError,
-  NATS_CONNECTION,
   RpcReplyTooLargeError,
   RpcUnavailableError,
   requestJson,
+  NatsBus,
 } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeLiveness } from './edge-liveness.js';
 import { EDGE_ID_PATTERN } from './limits.js';
-import { ROUTER_CONFIG, SUBJECTS } from './tokens.js';
+import { ROUTER_CONFIG } from './tokens.js';
 
 /**
  * What became of an edge call, as far as the router can tell:
@@ -70,8 +68,7 @@ export class EdgeRpcClient {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(ROUTER_CONFIG) config: RouterConfig,
     private readonly liveness: EdgeLiveness,
   ) {
@@ -113,7 +110,7 @@ export class EdgeRpcClient {
       const offline = new Promise<typeof EDGE_OFFLINE>((resolve) => {
         untrack = this.liveness.track(edgeId, () => resolve(EDGE_OFFLINE));
       });
-      const request = requestJson<unknown>(this.nc, this.subjects.edgeRpc(edgeId), rpc, {
+      const request = requestJson<unknown>(this.bus.nc, this.bus.subjects.edgeRpc(edgeId), rpc, {
         timeoutMs: this.timeoutMs,
         maxReplyBytes: Limits.RPC_PAYLOAD_LIMIT_BYTES,
       });

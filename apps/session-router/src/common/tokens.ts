@@ -1,4 +1,3 @@
 /** Injection tokens of the router's shared providers. */
 export const ROUTER_CONFIG = Symbol('ROUTER_CONFIG');
-export const SUBJECTS = Symbol('SUBJECTS');
 export const REDIS = Symbol('REDIS');

@@ -1,14 +1,13 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { requestSchemas, type EdgeAgentResult, type Subjects } from '#contracts';
-import { parsePayload } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { requestSchemas, type EdgeAgentResult } from '#contracts';
+import { parsePayload, NatsBus } from '#messaging';
 import { EdgeAgentService } from './edge-agent.service.js';
 
 @Controller()
 export class EdgeAgentHandler {
   constructor(
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly service: EdgeAgentService,
   ) {}
 
@@ -16,7 +15,7 @@ export class EdgeAgentHandler {
   @MessagePattern('routerEdgeAgent')
   route(@Payload() payload: unknown): Promise<EdgeAgentResult> {
     return this.service.route(
-      parsePayload(this.subjects.requests.routerEdgeAgent, requestSchemas.routerEdgeAgent, payload),
+      parsePayload(this.bus.subjects.requests.routerEdgeAgent, requestSchemas.routerEdgeAgent, payload),
     );
   }
 }

@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   ACTIONS,
   EDGE_AGENT_RPC_VERSION,
@@ -9,11 +8,9 @@ import {
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type RouterEdgeAgentRequest,
-  type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, requestService } from '#messaging';
+import { requestService, NatsBus } from '#messaging';
 import { EdgeRpcClient, type DispatchOptions, type EdgeReply } from '../common/edge-rpc.client.js';
-import { SUBJECTS } from '../common/tokens.js';
 import { LeasesService } from '../leases/leases.service.js';
 import { WatchService } from '../watch/watch.service.js';
 import { historyPage, mergeSessions } from './sessions-merge.js';
@@ -47,8 +44,7 @@ export class RouterPath {
   };
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly edge: EdgeRpcClient,
     private readonly watcher: WatchService,
     private readonly leases: LeasesService,
@@ -112,8 +108,8 @@ export class RouterPath {
     const [live, stored] = await Promise.all([
       this.edge.ask(rpc),
       requestService(
-        this.nc,
-        this.subjects,
+        this.bus.nc,
+        this.bus.subjects,
         'historySessions',
         { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, page },
         { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS },

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { RedisClient } from '../common/redis-client.js';
 import {
   isOpaqueId,
@@ -8,9 +7,8 @@ import {
   type EdgeAgentResult,
   type HistorySessionScope,
   type HistoryTranscriptRequest,
-  type Subjects,
 } from '#contracts';
-import { NATS_CONNECTION, JournalCipher, RpcRemoteError } from '#messaging';
+import { JournalCipher, RpcRemoteError, NatsBus } from '#messaging';
 import {
   EdgeRpcClient,
   notDelivered,
@@ -18,7 +16,7 @@ import {
   type EdgeReply,
 } from '../common/edge-rpc.client.js';
 import { HistoryClient } from '../common/history.client.js';
-import { REDIS, SUBJECTS } from '../common/tokens.js';
+import { REDIS } from '../common/tokens.js';
 import { LifecyclePublisher } from '../journal-sequencer/lifecycle.js';
 import { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
 import { TitleOverrideRepository } from './title-override.repository.js';
@@ -61,12 +59,11 @@ export class StoredSessionsService {
     private readonly history: HistoryClient,
     private readonly titles: TitleOverrideRepository,
     private readonly journal: JournalSequencerService,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-    @Inject(SUBJECTS) subjects: Subjects,
+    bus: NatsBus,
     @Inject(REDIS) redis: RedisClient,
     cipher: JournalCipher,
   ) {
-    this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
+    this.lifecycle = new LifecyclePublisher(bus, redis, cipher);
   }
 
   /** poll, watch, stop (and snapshot): the archived view when the edge cannot answer for the session. */

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { EdgeAgentRPCRequest, HistoryTranscriptRequest, Subjects } from '#contracts';
-import { RpcRemoteError, type JournalCipher } from '#messaging';
+import { NatsBus, RpcRemoteError, type JournalCipher } from '#messaging';
 import type { RedisClient } from '../common/redis-client.js';
 import type { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import type { HistoryClient } from '../common/history.client.js';
@@ -43,8 +43,7 @@ function service(streamSequence: number, answer: (request: HistoryTranscriptRequ
     history,
     {} as TitleOverrideRepository,
     journal,
-    nc,
-    {} as Subjects,
+    new NatsBus(nc, {} as Subjects),
     {} as RedisClient,
     {} as JournalCipher,
   );

@@ -1,14 +1,13 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { requestSchemas, type SessionUpdateAck, type Subjects } from '#contracts';
-import { InvalidPayloadError, NatsRequestContext, parsePayload } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { requestSchemas, type SessionUpdateAck } from '#contracts';
+import { InvalidPayloadError, NatsRequestContext, parsePayload, NatsBus } from '#messaging';
 import { JournalSequencerService } from './journal-sequencer.service.js';
 
 @Controller()
 export class JournalSequencerHandler {
   constructor(
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly service: JournalSequencerService,
   ) {}
 
@@ -17,7 +16,7 @@ export class JournalSequencerHandler {
     const update = parsePayload(context.subject, requestSchemas.routerSessionUpdate, payload);
     // Each edge sends on its own subject (NATS permissions hold it there): an update naming
     // another edge is forged, whatever token it carries.
-    if (this.subjects.edgeIdOfSubject(context.subject) !== update.edge_id) {
+    if (this.bus.subjects.edgeIdOfSubject(context.subject) !== update.edge_id) {
       throw new InvalidPayloadError(context.subject, 'edge_id does not match the subject');
     }
     return this.service.record(update);

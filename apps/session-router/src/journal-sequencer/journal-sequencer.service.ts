@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { RedisClient } from '../common/redis-client.js';
 import {
   type EdgeAgentResult,
@@ -8,10 +7,9 @@ import {
   type RevisionNotice,
   type SessionUpdate,
   type SessionUpdateAck,
-  type Subjects,
   type Submission,
 } from '#contracts';
-import { NATS_CONNECTION, RpcUnavailableError, ServiceError, encodeJson, JournalCipher } from '#messaging';
+import { RpcUnavailableError, ServiceError, encodeJson, JournalCipher, NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import {
   EdgeCredentialsRefusedError,
@@ -21,7 +19,7 @@ import {
 } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { EdgeCredentials } from '../common/edge-credentials.js';
-import { REDIS, ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { REDIS, ROUTER_CONFIG } from '../common/tokens.js';
 import { JournalAppendLock } from './journal-append-lock.js';
 import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
@@ -76,8 +74,7 @@ export class JournalSequencerService {
 
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly repository: JournalSequencerRepository,
     private readonly stream: JournalStream,
     private readonly fences: RuntimeFenceRepository,
@@ -86,7 +83,7 @@ export class JournalSequencerService {
     cipher: JournalCipher,
     private readonly appendLock: JournalAppendLock,
   ) {
-    this.lifecycle = new LifecyclePublisher(nc, subjects, redis, cipher);
+    this.lifecycle = new LifecyclePublisher(bus, redis, cipher);
   }
 
   private async verifyEdge(update: SessionUpdate): Promise<boolean> {
@@ -244,7 +241,7 @@ export class JournalSequencerService {
     });
     if (!duplicate) {
       const notice: RevisionNotice = { session_id: sessionId, revision: update.revision };
-      this.nc.publish(this.subjects.sessionRevision(sessionId), encodeJson(notice));
+      this.bus.nc.publish(this.bus.subjects.sessionRevision(sessionId), encodeJson(notice));
     }
     // After the row is stored: a failure here fails the update, and the edge's retry
     // republishes through the duplicate path of storeLocked.

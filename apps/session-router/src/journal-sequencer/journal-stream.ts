@@ -6,23 +6,21 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import {
   isSubmissionEntry,
   journalMessageSchema,
   type JournalMessage,
   type JournalWireMessage,
-  type Subjects,
 } from '#contracts';
 import {
   JournalCipher,
-  NATS_CONNECTION,
   decodeJson,
   encodeJson,
   ensureSessionsStream,
   withSendSpan,
+  NatsBus,
 } from '#messaging';
-import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { ROUTER_CONFIG } from '../common/tokens.js';
 import type { RouterConfig } from '../config.js';
 
 /** How long the router waits for JetStream to store a journal entry before the edge retries. */
@@ -57,15 +55,14 @@ export class JournalStream implements OnModuleInit {
   private jsm!: JetStreamManager;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
     private readonly cipher: JournalCipher,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.jsm = await ensureSessionsStream(this.nc, this.subjects, this.config.sessionsStream);
-    this.js = jetstream(this.nc);
+    this.jsm = await ensureSessionsStream(this.bus.nc, this.bus.subjects, this.config.sessionsStream);
+    this.js = jetstream(this.bus.nc);
   }
 
   async append(
@@ -73,7 +70,7 @@ export class JournalStream implements OnModuleInit {
     msgId: string,
     expectedLastSubjectSequence: number,
   ): Promise<PublishOutcome> {
-    const subject = this.subjects.sessionJournal(entry.session_id);
+    const subject = this.bus.subjects.sessionJournal(entry.session_id);
     // Conversation content never rests on JetStream in plain text; submission rows hold none.
     const stored = isSubmissionEntry(entry) ? entry : this.cipher.seal(entry);
     const body = encodeJson(stored);
@@ -110,7 +107,7 @@ export class JournalStream implements OnModuleInit {
     for (let hop = 0; hop < SUBMISSION_HOPS_MAX && sequence > 0; hop += 1) {
       let message;
       try {
-        message = await this.jsm.streams.getMessage(this.subjects.sessionsStream, { seq: sequence });
+        message = await this.jsm.streams.getMessage(this.bus.subjects.sessionsStream, { seq: sequence });
       } catch (error) {
         if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) break;
         throw error;
@@ -126,8 +123,8 @@ export class JournalStream implements OnModuleInit {
   async last(sessionId: string): Promise<LastJournalMessage | null> {
     let message;
     try {
-      message = await this.jsm.streams.getMessage(this.subjects.sessionsStream, {
-        last_by_subj: this.subjects.sessionJournal(sessionId),
+      message = await this.jsm.streams.getMessage(this.bus.subjects.sessionsStream, {
+        last_by_subj: this.bus.subjects.sessionJournal(sessionId),
       });
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return null;

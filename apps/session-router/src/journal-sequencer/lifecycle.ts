@@ -7,7 +7,6 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { RedisClient } from '../common/redis-client.js';
 import {
   journalEntrySchema,
@@ -17,9 +16,8 @@ import {
   type LifecycleEvent,
   type LifecycleEventData,
   type LifecycleEventType,
-  type Subjects,
 } from '#contracts';
-import { decodeJson, encodeJson, withSendSpan, type JournalCipher } from '#messaging';
+import { decodeJson, encodeJson, withSendSpan, type JournalCipher, type NatsBus } from '#messaging';
 import { SESSION_STATE_TTL_MS } from '../common/limits.js';
 import { LuaScript } from '../common/lua-script.js';
 
@@ -206,16 +204,15 @@ export class LifecyclePublisher {
   private jsm: Promise<JetStreamManager> | null = null;
 
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly redis: RedisClient,
     private readonly cipher: JournalCipher,
   ) {
-    this.js = jetstream(nc);
+    this.js = jetstream(bus.nc);
   }
 
   private key(sessionId: string): string {
-    return `${this.subjects.namespace}:{${sessionId}}:lifecycle`;
+    return `${this.bus.subjects.namespace}:{${sessionId}}:lifecycle`;
   }
 
   /**
@@ -305,7 +302,7 @@ export class LifecyclePublisher {
 
   private async publish(events: LifecycleEvent[]): Promise<void> {
     for (const event of events) {
-      const subject = this.subjects.sessionLifecycle(event.session_id);
+      const subject = this.bus.subjects.sessionLifecycle(event.session_id);
       const body = encodeJson(event);
       await withSendSpan(subject, { messageId: event.id, bodySize: body.length }, (headers) =>
         this.js.publish(subject, body, { msgID: event.id, timeout: LIFECYCLE_PUBLISH_TIMEOUT_MS, headers }),
@@ -340,7 +337,7 @@ export class LifecyclePublisher {
   /** The last message on the session's journal subject, or null when there is none. */
   private async lastEntry(sessionId: string): Promise<JournalEntry | null> {
     return this.readEntry(
-      { last_by_subj: this.subjects.sessionJournal(sessionId) },
+      { last_by_subj: this.bus.subjects.sessionJournal(sessionId) },
       `the head of session ${sessionId}`,
     );
   }
@@ -349,10 +346,10 @@ export class LifecyclePublisher {
     query: { seq: number } | { last_by_subj: string },
     where: string,
   ): Promise<JournalEntry | null> {
-    this.jsm ??= jetstreamManager(this.nc);
+    this.jsm ??= jetstreamManager(this.bus.nc);
     let message;
     try {
-      message = await (await this.jsm).streams.getMessage(this.subjects.sessionsStream, query);
+      message = await (await this.jsm).streams.getMessage(this.bus.subjects.sessionsStream, query);
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) {
         return null;

@@ -1,8 +1,7 @@
-import { Controller, Inject, Logger } from '@nestjs/common';
+import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { heartbeatSchema, requestSchemas, type PresenceReply, type Subjects } from '#contracts';
-import { parsePayload, type NatsRequestContext } from '#messaging';
-import { SUBJECTS } from '../common/tokens.js';
+import { heartbeatSchema, requestSchemas, type PresenceReply } from '#contracts';
+import { parsePayload, type NatsRequestContext, NatsBus } from '#messaging';
 import { PresenceService } from './presence.service.js';
 
 @Controller()
@@ -10,7 +9,7 @@ export class PresenceHandler {
   private readonly log = new Logger(PresenceHandler.name);
 
   constructor(
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly service: PresenceService,
   ) {}
 
@@ -23,7 +22,7 @@ export class PresenceHandler {
       const heartbeat = parsePayload(context.subject, heartbeatSchema, payload);
       // Each edge publishes on its own subject (NATS permissions hold it there): a heartbeat
       // naming another edge is forged.
-      if (this.subjects.edgeIdOfSubject(context.subject) !== heartbeat.edge_id) {
+      if (this.bus.subjects.edgeIdOfSubject(context.subject) !== heartbeat.edge_id) {
         this.log.warn(`Heartbeat on ${context.subject} refused: it names another edge.`);
         return;
       }
@@ -37,7 +36,7 @@ export class PresenceHandler {
   @MessagePattern('routerPresence')
   online(@Payload() payload: unknown): Promise<PresenceReply> {
     const request = parsePayload(
-      this.subjects.requests.routerPresence,
+      this.bus.subjects.requests.routerPresence,
       requestSchemas.routerPresence,
       payload,
     );

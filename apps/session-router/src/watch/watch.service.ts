@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BackgroundService } from '#telemetry';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult, type Subjects } from '#contracts';
-import { NATS_CONNECTION, decodeJson } from '#messaging';
+import type { Subscription } from '@nats-io/transport-node';
+import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult } from '#contracts';
+import { decodeJson, NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
 import { EdgeLiveness } from '../common/edge-liveness.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { SESSION_ID_PATTERN, WATCH_WAITERS_MAX } from '../common/limits.js';
-import { ROUTER_CONFIG, SUBJECTS } from '../common/tokens.js';
+import { ROUTER_CONFIG } from '../common/tokens.js';
 import { RevisionWaiters } from './revision-waiters.js';
 import { WatchRepository } from './watch.repository.js';
 
@@ -28,8 +28,7 @@ export class WatchService implements BackgroundService {
 
   constructor(
     @Inject(ROUTER_CONFIG) private readonly config: RouterConfig,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SUBJECTS) private readonly subjects: Subjects,
+    private readonly bus: NatsBus,
     private readonly repository: WatchRepository,
     private readonly edge: EdgeRpcClient,
     private readonly liveness: EdgeLiveness,
@@ -37,13 +36,13 @@ export class WatchService implements BackgroundService {
 
   onApplicationBootstrap(): void {
     // Not in the queue group: every replica must hear every notice to wake its own waiters.
-    this.subscription = this.nc.subscribe(this.subjects.revisionWildcard, {
+    this.subscription = this.bus.nc.subscribe(this.bus.subjects.revisionWildcard, {
       callback: (error, msg) => {
         if (error) {
           this.log.error(`Revision subscription failed: ${error.message}`);
           return;
         }
-        const sessionId = this.subjects.sessionIdOf(msg.subject);
+        const sessionId = this.bus.subjects.sessionIdOf(msg.subject);
         if (!sessionId) return;
         try {
           const notice = decodeJson<{ revision?: unknown }>(msg.data, msg.subject);
