@@ -2,7 +2,7 @@
 // router and history. The stand-ins record every payload they receive so tests can assert what
 // the api sent (and that it sent nothing).
 import 'reflect-metadata';
-import { afterAll, beforeAll, beforeEach } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, expect } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -277,6 +277,12 @@ export async function call(
     headers: response.headers,
     body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
   };
+}
+
+/** An error answer: the status and the body the api's error filter writes for it. */
+export function expectError(response: ApiResponse, code: number, message: string): void {
+  expect(response.status).toBe(code);
+  expect(response.body).toEqual({ code, message });
 }
 
 /** Publishes history's grants-changed notices to an api, as history does. */

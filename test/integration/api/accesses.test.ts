@@ -1,4 +1,4 @@
-import { ACCESS, ALICE, EDGE, call, token, apiSuite } from '../../support/api.js';
+import { ACCESS, ALICE, EDGE, call, token, apiSuite, expectError } from '../../support/api.js';
 
 const PATH = '/api/v1/agent-accesses';
 const input = {
@@ -21,8 +21,7 @@ describe('AgentAccess CRUD', () => {
       ['DELETE', `${PATH}/${ACCESS.id}`, undefined],
     ] as const) {
       const response = await call(suite.api, method, path, { token: withoutUse, body });
-      expect(response.status).toBe(403);
-      expect(response.body).toEqual({ code: 403, message: 'forbidden' });
+      expectError(response, 403, 'forbidden');
     }
     const onlyUse = await token(ALICE, { permissions: ['ai.access.use'] });
     expect((await call(suite.api, 'GET', PATH, { token: onlyUse })).status).toBe(200);
@@ -62,8 +61,7 @@ describe('AgentAccess CRUD', () => {
       'page=99999999999',
     ])('answers 400 invalid page for %s', async (query) => {
       const response = await call(suite.api, 'GET', `${PATH}?${query}`, { token: suite.alice });
-      expect(response.status).toBe(400);
-      expect(response.body).toEqual({ code: 400, message: 'invalid page' });
+      expectError(response, 400, 'invalid page');
       expect(suite.api.standIns.received('historyAccessList')).toHaveLength(0);
     });
   });
@@ -94,8 +92,7 @@ describe('AgentAccess CRUD', () => {
     ['two JSON values', `${JSON.stringify(input)}${JSON.stringify(input)}`],
   ])('refuses a body with %s', async (_name, body) => {
     const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ code: 400, message: 'invalid request' });
+    expectError(response, 400, 'invalid request');
     expect(suite.api.standIns.received('historyAccessCreate')).toHaveLength(0);
   });
 
@@ -127,8 +124,7 @@ describe('AgentAccess CRUD', () => {
     'answers 404 for the malformed id %s without asking history',
     async (id) => {
       const response = await call(suite.api, 'DELETE', `${PATH}/${id}`, { token: suite.alice });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'access not found' });
+      expectError(response, 404, 'access not found');
       expect(suite.api.standIns.received('historyAccessDelete')).toHaveLength(0);
     },
   );
@@ -138,8 +134,7 @@ describe('AgentAccess CRUD', () => {
       token: suite.alice,
       body: input,
     });
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 404, message: 'access not found' });
+    expectError(response, 404, 'access not found');
   });
 
   it('maps a history conflict to 409', async () => {
@@ -147,7 +142,6 @@ describe('AgentAccess CRUD', () => {
       error: { code: 'conflict', message: 'duplicate name' },
     });
     const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: input });
-    expect(response.status).toBe(409);
-    expect(response.body).toEqual({ code: 409, message: 'conflict' });
+    expectError(response, 409, 'conflict');
   });
 });

@@ -1,7 +1,17 @@
 // The api's memory of positive authorization decisions (apps/api/src/common/authorizer.ts):
 // reused within the TTL, never for refusals, and dropped at once by history's grants-changed
 // notice, by the api's own access update/delete, and before the check after a watch's wait.
-import { ACCESS, ALICE, BOB, BOB_EDGE, EDGE, SESSION, call, apiSuite } from '../../support/api.js';
+import {
+  ACCESS,
+  ALICE,
+  BOB,
+  BOB_EDGE,
+  EDGE,
+  SESSION,
+  call,
+  apiSuite,
+  expectError,
+} from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
 /** Longer than any test here takes: whatever is asked again was dropped, not expired. */
@@ -59,8 +69,7 @@ describe('authorization cache', () => {
     });
     await grantsChanged(ALICE);
     const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 404, message: 'access not found' });
+    expectError(response, 404, 'access not found');
     expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });
 

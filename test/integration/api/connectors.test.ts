@@ -1,4 +1,4 @@
-import { ALICE, EDGE, call, token, apiSuite } from '../../support/api.js';
+import { ALICE, EDGE, call, token, apiSuite, expectError } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents/connectors';
 
@@ -66,8 +66,7 @@ describe('connectors', () => {
       [suite.alice, 'not-an-id'],
     ] as const) {
       const refused = await call(suite.api, 'DELETE', `${PATH}/${id}`, { token: who });
-      expect(refused.status).toBe(404);
-      expect(refused.body).toEqual({ code: 404, message: 'connector not found' });
+      expectError(refused, 404, 'connector not found');
     }
     const deleted = await call(suite.api, 'DELETE', `${PATH}/${EDGE}`, { token: suite.alice });
     expect(deleted.status).toBe(200);
@@ -109,8 +108,7 @@ describe('connectors', () => {
   it('requires connectors:update, then ai.access.use, to list', async () => {
     for (const permissions of [['ai.access.use'], ['connectors:update']]) {
       const response = await call(suite.api, 'GET', PATH, { token: await token(ALICE, { permissions }) });
-      expect(response.status).toBe(403);
-      expect(response.body).toEqual({ code: 403, message: 'forbidden' });
+      expectError(response, 403, 'forbidden');
     }
     expect(suite.api.standIns.received('historyConnectorList')).toHaveLength(0);
   });
@@ -142,8 +140,7 @@ describe('connectors', () => {
   it('refuses an enrollment body with unknown fields or a blank name', async () => {
     for (const body of [{ name: 'x', owner: 'bob' }, { name: ' ' }, {}, { name: 'x', device: '' }]) {
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body });
-      expect(response.status).toBe(400);
-      expect(response.body).toEqual({ code: 400, message: 'invalid request' });
+      expectError(response, 400, 'invalid request');
     }
     expect(suite.api.standIns.received('historyConnectorEnroll')).toHaveLength(0);
   });

@@ -8,6 +8,7 @@ import {
   call,
   token,
   apiSuite,
+  expectError,
 } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
@@ -29,8 +30,7 @@ describe('POST /api/v1/edge-agents', () => {
       ];
       for (const bearer of cases) {
         const response = await call(suite.api, 'POST', PATH, { token: bearer, body: poll });
-        expect(response.status).toBe(401);
-        expect(response.body).toEqual({ code: 401, message: 'unauthorized' });
+        expectError(response, 401, 'unauthorized');
         expect(response.headers.get('cache-control')).toBe('no-store');
       }
       expect(suite.api.standIns.received('historyAuthorize')).toHaveLength(0);
@@ -42,8 +42,7 @@ describe('POST /api/v1/edge-agents', () => {
           token: await token(ALICE, { permissions }),
           body: poll,
         });
-        expect(response.status).toBe(403);
-        expect(response.body).toEqual({ code: 403, message: 'forbidden' });
+        expectError(response, 403, 'forbidden');
       }
       expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
@@ -149,16 +148,14 @@ describe('POST /api/v1/edge-agents', () => {
         token: suite.alice,
         body: { ...poll, edge_id: BOB_EDGE },
       });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'connector not found' });
+      expectError(response, 404, 'connector not found');
       expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
     it('answers 404 for a foreign access and never calls the router', async () => {
       const sessions = { edge_id: EDGE, action: 'sessions', access_id: BOB_ACCESS.id };
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: sessions });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'access not found' });
+      expectError(response, 404, 'access not found');
       expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
@@ -171,8 +168,7 @@ describe('POST /api/v1/edge-agents', () => {
         project: '/etc',
       };
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: start });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'access not found' });
+      expectError(response, 404, 'access not found');
       expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
     });
 
@@ -242,8 +238,7 @@ describe('POST /api/v1/edge-agents', () => {
       await suite.api.standIns.stop('historyAuthorize');
       try {
         const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: poll });
-        expect(response.status).toBe(503);
-        expect(response.body).toEqual({ code: 503, message: 'agent unavailable' });
+        expectError(response, 503, 'agent unavailable');
         expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(0);
       } finally {
         await suite.api.standIns.serve('historyAuthorize');
@@ -279,15 +274,13 @@ describe('POST /api/v1/edge-agents', () => {
         'access_not_found',
       );
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'access not found' });
+      expectError(response, 404, 'access not found');
     });
 
     it('answers 404 when the connector is taken away during the wait', async () => {
       suite.api.standIns.revokeDuring({ session_id: SESSION, revision: 4 }, 'connector_not_found');
       const response = await call(suite.api, 'POST', PATH, { token: suite.alice, body: watch });
-      expect(response.status).toBe(404);
-      expect(response.body).toEqual({ code: 404, message: 'connector not found' });
+      expectError(response, 404, 'connector not found');
     });
   });
 });

@@ -1,7 +1,7 @@
 // File actions through the api: the feature permission is checked before every chunk, and the
 // caller is authorized again after every file RPC, so a revoke mid-transfer stops it and a file's
 // bytes never leave once the grant is gone (reference TestAgentFilesRequireAccessOwnershipAndFilePermissions).
-import { ACCESS, ALICE, EDGE, SESSION, call, token, apiSuite } from '../../support/api.js';
+import { ACCESS, ALICE, EDGE, SESSION, call, token, apiSuite, expectError } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
 const TRANSFER = 't'.repeat(32);
@@ -30,8 +30,7 @@ describe('POST /api/v1/edge-agents file actions', () => {
     expect((await call(suite.api, 'POST', PATH, { token: suite.alice, body: chunk(0) })).status).toBe(200);
     const revoked = await token(ALICE, { permissions: WITHOUT_UPLOAD });
     const response = await call(suite.api, 'POST', PATH, { token: revoked, body: chunk(4) });
-    expect(response.status).toBe(403);
-    expect(response.body).toEqual({ code: 403, message: 'forbidden' });
+    expectError(response, 403, 'forbidden');
     expect(suite.api.standIns.received('routerEdgeAgent')).toHaveLength(1);
   });
 

@@ -1,4 +1,4 @@
-import { call, apiSuite } from '../../support/api.js';
+import { call, apiSuite, expectError } from '../../support/api.js';
 
 describe('api HTTP behaviour common to every route', () => {
   const suite = apiSuite('apihttp');
@@ -26,8 +26,7 @@ describe('api HTTP behaviour common to every route', () => {
     '/api/v2/edge-agents',
   ])('answers 404 for the unknown path %s', async (path) => {
     const response = await call(suite.api, 'GET', path, { token: suite.alice });
-    expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 404, message: 'not found' });
+    expectError(response, 404, 'not found');
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -56,8 +55,7 @@ describe('api HTTP behaviour common to every route', () => {
     await suite.api.standIns.stop('historyAccessList');
     try {
       const response = await call(suite.api, 'GET', '/api/v1/agent-accesses', { token: suite.alice });
-      expect(response.status).toBe(503);
-      expect(response.body).toEqual({ code: 503, message: 'agent unavailable' });
+      expectError(response, 503, 'agent unavailable');
     } finally {
       await suite.api.standIns.serve('historyAccessList');
     }

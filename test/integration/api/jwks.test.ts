@@ -10,6 +10,7 @@ import {
   startApi,
   token,
   type Harness,
+  expectError,
 } from '../../support/api.js';
 
 const ISSUER = 'https://id.example.test';
@@ -80,8 +81,7 @@ describe('api with a remote JWKS', () => {
     ['signed HS256 with a shared secret', () => token(ALICE)],
   ])('refuses a token %s', async (_name, make) => {
     const response = await call(api, 'POST', '/api/v1/edge-agents', { token: await make(), body: poll });
-    expect(response.status).toBe(401);
-    expect(response.body).toEqual({ code: 401, message: 'unauthorized' });
+    expectError(response, 401, 'unauthorized');
   });
 });
 
@@ -108,8 +108,7 @@ describe('api whose JWKS cannot be fetched', () => {
       .setExpirationTime('5m')
       .sign(privateKey);
     const response = await call(api, 'GET', '/api/v1/agent-accesses', { token: jwt });
-    expect(response.status).toBe(503);
-    expect(response.body).toEqual({ code: 503, message: 'agent unavailable' });
+    expectError(response, 503, 'agent unavailable');
     expect(api.standIns.received('historyAccessList')).toHaveLength(0);
   });
 });

@@ -17,6 +17,7 @@ import {
   startApi,
   token,
   type Harness,
+  expectError,
 } from '../../support/api.js';
 
 jest.setTimeout(60_000);
@@ -72,8 +73,7 @@ describe('refusing early', () => {
     const fresh = await token(ALICE, { expiresIn: 301 });
     const guarded = await call(api, 'GET', '/api/v1/edge-agents/connectors', { token: fresh });
     for (const refused of [early, guarded]) {
-      expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ code: 429, message: 'too many requests' });
+      expectError(refused, 429, 'too many requests');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(refused.headers.get('cache-control')).toBe('no-store');
     }

@@ -11,6 +11,7 @@ import {
   readSubmissionsCreatedIn,
   type AfterRead,
   type JournalHead,
+  type RowRange,
   type StoredItem,
   type StoredSubmission,
 } from './journal-pages.sql.js';
@@ -64,18 +65,9 @@ export class JournalPagesRepository {
     return readHasItemsFrom(this.db, key, from);
   }
 
-  /**
-   * The newest `take` submissions created by rows of the epoch from `from` up to `to` (both
-   * inclusive), oldest submitted first.
-   */
-  submissionsCreatedIn(
-    key: StoredSessionKey,
-    epoch: string,
-    from: bigint,
-    to: bigint,
-    take: number,
-  ): Promise<StoredSubmission[]> {
-    return readSubmissionsCreatedIn(this.db, key, epoch, from, to, take);
+  /** The newest `take` submissions created by rows of the range, oldest submitted first. */
+  submissionsCreatedIn(key: StoredSessionKey, rows: RowRange, take: number): Promise<StoredSubmission[]> {
+    return readSubmissionsCreatedIn(this.db, key, rows, take);
   }
 
   /**

@@ -102,9 +102,11 @@ export class JournalPagesService {
     // left) up to the cursor (exclusive) or the head, so tail and before pages tile the journal.
     const submissions = await this.pages.submissionsCreatedIn(
       key,
-      head.epoch,
-      hasOlder && oldest ? BigInt(oldest.sequence) : 0n,
-      below === null ? head.head : below - 1n,
+      {
+        epoch: head.epoch,
+        from: hasOlder && oldest ? BigInt(oldest.sequence) : 0n,
+        to: below === null ? head.head : below - 1n,
+      },
       PAGE_SUBMISSIONS_MAX,
     );
     return {

@@ -238,16 +238,18 @@ export async function readHasItemsFrom(db: Db, key: StoredSessionKey, from: bigi
   return rows[0]?.found === true;
 }
 
-/**
- * The newest `take` submissions created by rows of the epoch from `from` up to `to` (both
- * inclusive), oldest submitted first.
- */
+/** Rows of one journal epoch from `from` up to `to`, both inclusive. */
+export interface RowRange {
+  epoch: string;
+  from: bigint;
+  to: bigint;
+}
+
+/** The newest `take` submissions created by rows of the range, oldest submitted first. */
 export async function readSubmissionsCreatedIn(
   db: Db,
   key: StoredSessionKey,
-  epoch: string,
-  from: bigint,
-  to: bigint,
+  { epoch, from, to }: RowRange,
   take: number,
 ): Promise<StoredSubmission[]> {
   const rows = await db.$queryRaw<{ submission: SubmissionJson }[]>`
