@@ -14,20 +14,18 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { signToken } from '#test-support';
+import { signToken, TEST_JWT_SECRET } from '#test-support';
 import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, SseView, storedUserTexts } from '../support/closed-loop.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import type { E2eStack } from '../support/e2e-stack.js';
 import type { LoadBalancer } from '../support/load-balancer.js';
-import { clusteredStack, ReplicaPorts } from '../support/replica-ports.js';
+import { startClusteredE2e, type ReplicaPorts } from '../support/replica-ports.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
 import { startRedisCluster, type RedisClusterHarness } from '../support/redis-cluster.js';
 
 // Eight cold starts on a shared 2-core machine.
 jest.setTimeout(240_000);
 
-const JWT_SECRET = 'e2e-cluster-jwt-secret-0123456789';
-const EDGE_SECRET = 'e2e-cluster-edge-secret-0123456789';
 const REPLICAS = CLUSTERED_REPLICAS;
 const SHUTDOWN_DELAY_MS = 2_000;
 const WATCH_WAIT_MS = 2_000;
@@ -66,26 +64,20 @@ beforeAll(async () => {
     startNatsCluster(),
     callerRedis ? undefined : startRedisCluster(REDIS_BASE_PORT),
   ]);
-  ports = await ReplicaPorts.allocate(REPLICAS);
-  e2e = await startE2eStack({
+  ({ e2e, ports } = await startClusteredE2e({
     label: 'e2eclu',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     script: {
       rules: [{ steps: [{ type: 'reply', text: 'clustered. '.repeat(6), deltas: 4, delay_ms: 30 }] }],
     },
-    stack: clusteredStack({
-      natsUrl: cluster.url,
-      redisUrl: callerRedis ?? redis!.url,
-      readyTimeoutMs: READY_TIMEOUT_MS,
-      ports,
-      env: {
-        TETHER_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
-        TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
-      },
-    }),
-  });
+    natsUrl: cluster.url,
+    redisUrl: callerRedis ?? redis!.url,
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    env: {
+      TETHER_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
+      TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
+    },
+  }));
   stack = e2e.stack;
   for (const name of REPLICAS) await until(() => isReady(name), `${name} ready`);
   balancer = await ports.balancer(stack);
@@ -208,7 +200,7 @@ test('streams a turn sent through one api replica to an SSE client of the other,
   const session = await startSession();
   const follower = new LoadClient({
     url: () => ports.secondApiUrl,
-    token: await signToken(JWT_SECRET, owner),
+    token: await signToken(TEST_JWT_SECRET, owner),
     timeoutMs: 30_000,
     transportRetryable: false,
   });

@@ -11,12 +11,12 @@
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '#messaging';
-import { signToken } from '#test-support';
+import { signToken, TEST_JWT_SECRET } from '#test-support';
 import { CLUSTERED_REPLICAS, type ServiceName, type Stack } from '../../scripts/stack/launcher.js';
 import { LoadClient, startScriptedSessions } from '../support/closed-loop.js';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
+import type { E2eStack } from '../support/e2e-stack.js';
 import type { LoadBalancer } from '../support/load-balancer.js';
-import { clusteredStack, ReplicaPorts } from '../support/replica-ports.js';
+import { startClusteredE2e, type ReplicaPorts } from '../support/replica-ports.js';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.js';
 import { startRedisCluster, type RedisClusterHarness } from '../support/redis-cluster.js';
 import { expectNothingLost, FaultRun, type Fault } from './fault-run.js';
@@ -26,8 +26,6 @@ jest.setTimeout(600_000);
 
 /** Six Redis nodes from here (bus ports +10000); the integration suites use 7100 and 7200. */
 const REDIS_BASE_PORT = Number(process.env.TETHER_FAULTS_REDIS_CLUSTER_PORT ?? 7300);
-const JWT_SECRET = 'faults-cluster-jwt-secret-0123456789';
-const EDGE_SECRET = 'faults-cluster-edge-secret-0123456789';
 const REPLICAS = CLUSTERED_REPLICAS;
 /** One replica of each service is killed; the others keep serving. */
 const KILLED: ServiceName[] = ['api-2', 'router-2', 'history-2'];
@@ -69,32 +67,26 @@ async function untilReady(names: readonly ServiceName[], boundMs = READY_TIMEOUT
 
 beforeAll(async () => {
   [nats, redis] = await Promise.all([startNatsCluster(), startRedisCluster(REDIS_BASE_PORT)]);
-  ports = await ReplicaPorts.allocate(REPLICAS);
-  e2e = await startE2eStack({
+  ({ e2e, ports } = await startClusteredE2e({
     label: 'faultsclu',
-    jwtSecret: JWT_SECRET,
-    edgeSecret: EDGE_SECRET,
     owner,
     script: { rules: [{ steps: [{ type: 'reply', text: 'kept. ', deltas: 2, delay_ms: 20 }] }] },
-    stack: clusteredStack({
-      natsUrl: nats.url,
-      redisUrl: redis.url,
-      readyTimeoutMs: READY_TIMEOUT_MS,
-      ports,
-      env: {
-        TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
-        // A killed router's claim lapses quickly, and a resent copy waits long enough to see it.
-        TETHER_OPERATION_CLAIM_MS: '3000',
-        TETHER_OPERATION_WAIT_MS: '4000',
-      },
-    }),
-  });
+    natsUrl: nats.url,
+    redisUrl: redis.url,
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    env: {
+      TETHER_WATCH_WAIT_MS: String(WATCH_WAIT_MS),
+      // A killed router's claim lapses quickly, and a resent copy waits long enough to see it.
+      TETHER_OPERATION_CLAIM_MS: '3000',
+      TETHER_OPERATION_WAIT_MS: '4000',
+    },
+  }));
   stack = e2e.stack;
   await untilReady(REPLICAS);
   balancer = await ports.balancer(stack);
   client = new LoadClient({
     url: () => balancer.url,
-    token: await signToken(JWT_SECRET, owner),
+    token: await signToken(TEST_JWT_SECRET, owner),
     timeoutMs: CLIENT_TIMEOUT_MS,
     // A killed api replica drops the requests it had in hand (the balancer's 502, or a dropped
     // response): every one carries its operation id, so the client sends it again.

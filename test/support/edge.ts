@@ -344,16 +344,31 @@ export async function expectResumedAfterRestart(
 }
 
 /** The options of the scripted questions the agent suites ask. */
-export const LEFT_OR_RIGHT = [
+const LEFT_OR_RIGHT = [
   { label: 'Left', description: 'the left one' },
   { label: 'Right', description: 'the right one' },
 ];
+
+/** The question the agent suites script and expect: "Which one?" (header `Pick`, LEFT_OR_RIGHT). */
+export const WHICH_ONE = { header: 'Pick', question: 'Which one?', options: LEFT_OR_RIGHT };
 
 /** The two replies of the resume tests: a word to remember, then the proof it was. */
 export const REMEMBER_SWORDFISH = [
   { kind: 'text', text: 'I will remember swordfish.' },
   { kind: 'text', text: 'You said swordfish.' },
 ] as const;
+
+/**
+ * The sandbox tests' script: two turns, each a shell command writing `target` and a reply. The
+ * first runs read-only (the write must fail), the second after the mode allows writes.
+ */
+export const writeTwice = (target: string) =>
+  [
+    { kind: 'shell', command: `echo blocked > ${target}` },
+    { kind: 'text', text: 'tried' },
+    { kind: 'shell', command: `echo allowed > ${target}` },
+    { kind: 'text', text: 'wrote' },
+  ] as const;
 
 export const lastAssistant = (snapshot: EdgeAgentResult): string =>
   snapshot.messages?.filter((message) => message.role === 'assistant').at(-1)?.text ?? '';

@@ -2,7 +2,13 @@
 // and clustered-fault suites): each replica's ops port (metrics, /readyz), the second api's HTTP
 // port, the environment that hands them out, and a balancer in front of both apis.
 import { freePort } from './http.js';
-import type { ServiceName, Stack, StackOptions } from '../../scripts/stack/launcher.js';
+import {
+  CLUSTERED_REPLICAS,
+  type ServiceName,
+  type Stack,
+  type StackOptions,
+} from '../../scripts/stack/launcher.js';
+import { startE2eStack, type E2eStack, type E2eStackOptions } from './e2e-stack.js';
 import { LIMITS_OFF_ENV } from './limits.js';
 import { LoadBalancer } from './load-balancer.js';
 
@@ -56,18 +62,19 @@ export class ReplicaPorts {
   }
 }
 
+export interface ClusteredStackOptions {
+  natsUrl: string;
+  redisUrl: string;
+  readyTimeoutMs: number;
+  env: Record<string, string>;
+}
+
 /**
  * The stack of a clustered run (CLUSTERED_REPLICAS): three routers, two apis and two histories
  * on a NATS cluster with replicated streams and a Redis Cluster, no per-user limits (one test
  * user carries all the load), plus the run's own `env`.
  */
-export function clusteredStack(options: {
-  natsUrl: string;
-  redisUrl: string;
-  readyTimeoutMs: number;
-  ports: ReplicaPorts;
-  env: Record<string, string>;
-}): Partial<StackOptions> {
+function clusteredStack(options: ClusteredStackOptions & { ports: ReplicaPorts }): Partial<StackOptions> {
   return {
     natsUrl: options.natsUrl,
     redisUrl: options.redisUrl,
@@ -79,4 +86,14 @@ export function clusteredStack(options: {
     extraEnv: { ...LIMITS_OFF_ENV, TETHER_JETSTREAM_REPLICAS: '3', ...options.env },
     serviceEnv: options.ports.serviceEnv(),
   };
+}
+
+/** A clustered run's whole stack as processes (see clusteredStack), and its replicas' ports. */
+export async function startClusteredE2e(
+  options: Omit<E2eStackOptions, 'stack'> & ClusteredStackOptions,
+): Promise<{ e2e: E2eStack; ports: ReplicaPorts }> {
+  const { natsUrl, redisUrl, readyTimeoutMs, env, ...e2eOptions } = options;
+  const ports = await ReplicaPorts.allocate(CLUSTERED_REPLICAS);
+  const stack = clusteredStack({ natsUrl, redisUrl, readyTimeoutMs, env, ports });
+  return { e2e: await startE2eStack({ ...e2eOptions, stack }), ports };
 }

@@ -17,7 +17,7 @@ import {
   childrenIn,
   clientSteps,
   lastAssistant,
-  LEFT_OR_RIGHT,
+  WHICH_ONE,
   REMEMBER_SWORDFISH,
   caseDirs,
 } from '../../support/edge.js';
@@ -143,16 +143,7 @@ describe('edge connector driving the real Claude Code CLI', () => {
 
   it('asks the user through AskUserQuestion and forwards the answer', async () => {
     current.provider.script(
-      {
-        kind: 'question',
-        questions: [
-          {
-            question: 'Which one?',
-            header: 'Pick',
-            options: LEFT_OR_RIGHT,
-          },
-        ],
-      },
+      { kind: 'question', questions: [WHICH_ONE] },
       { kind: 'text', text: 'Right it is.' },
     );
     await expectQuestionAnswered(bus, steps, { questionId: 'q1', exact: true, refusesOtherAnswers: true });

@@ -8,7 +8,7 @@ import { DriverError } from '../../../apps/edge-connector/src/agent/agent-driver
 import { createCodexDriver } from '../../../apps/edge-connector/src/agent/codex/index.js';
 import { FAKE_MODEL } from '../../support/fake-provider/index.js';
 import { createHarness, EventLog, runTurn, WAIT_MS, type Harness } from './codex-harness.js';
-import { LEFT_OR_RIGHT } from '../../support/edge.js';
+import { WHICH_ONE, writeTwice } from '../../support/edge.js';
 
 jest.setTimeout(60_000);
 
@@ -178,17 +178,7 @@ describe('Codex driver (real codex app-server)', () => {
 
   it('asks the user through an input request and forwards the answer', async () => {
     harness.provider.script(
-      {
-        kind: 'question',
-        questions: [
-          {
-            id: 'choice',
-            header: 'Pick',
-            question: 'Which one?',
-            options: LEFT_OR_RIGHT,
-          },
-        ],
-      },
+      { kind: 'question', questions: [{ id: 'choice', ...WHICH_ONE }] },
       { kind: 'text', text: 'Thanks.' },
     );
     const log = new EventLog();
@@ -235,12 +225,7 @@ describe('Codex driver (real codex app-server)', () => {
 
   it('blocks a write in read-only mode and allows it in workspace-write mode', async () => {
     const target = path.join(harness.project, 'written.txt');
-    harness.provider.script(
-      { kind: 'shell', command: `echo blocked > ${target}` },
-      { kind: 'text', text: 'done' },
-      { kind: 'shell', command: `echo allowed > ${target}` },
-      { kind: 'text', text: 'done' },
-    );
+    harness.provider.script(...writeTwice(target));
     const log = new EventLog();
     const session = await harness.open(log);
 

@@ -23,8 +23,9 @@ import {
   expectResumedAfterRestart,
   clientSteps,
   lastAssistant,
-  LEFT_OR_RIGHT,
+  WHICH_ONE,
   REMEMBER_SWORDFISH,
+  writeTwice,
   caseDirs,
 } from '../../support/edge.js';
 import {
@@ -182,17 +183,7 @@ describe('edge connector driving the real Codex CLI', () => {
 
   it('asks the user a question and forwards the answer to the agent', async () => {
     current.provider.script(
-      {
-        kind: 'question',
-        questions: [
-          {
-            id: 'choice',
-            header: 'Pick',
-            question: 'Which one?',
-            options: LEFT_OR_RIGHT,
-          },
-        ],
-      },
+      { kind: 'question', questions: [{ id: 'choice', ...WHICH_ONE }] },
       { kind: 'text', text: 'Right it is.' },
     );
     await expectQuestionAnswered(bus, steps, {
@@ -218,12 +209,7 @@ describe('edge connector driving the real Codex CLI', () => {
 
   it('blocks a write in read-only mode and allows it after permissions → workspace-write', async () => {
     const target = path.join(current.project, 'written.txt');
-    current.provider.script(
-      { kind: 'shell', command: `echo blocked > ${target}` },
-      { kind: 'text', text: 'tried' },
-      { kind: 'shell', command: `echo allowed > ${target}` },
-      { kind: 'text', text: 'wrote' },
-    );
+    current.provider.script(...writeTwice(target));
     const started = await start();
     const id = started.session_id!;
     expect(started).toMatchObject({ permission_mode: 'read-only', permissions_available: true });

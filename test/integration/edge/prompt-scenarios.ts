@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { expect } from '@jest/globals';
 import type { Approval, EdgeAgentResult } from '#contracts';
-import { lastAssistant, LEFT_OR_RIGHT, type AgentEdgeBus, type AgentSteps } from '../../support/edge.js';
+import { lastAssistant, WHICH_ONE, type AgentEdgeBus, type AgentSteps } from '../../support/edge.js';
 
 export interface ApprovalScenario {
   /** The two prompts: the first makes a command the user approves, the second one they decline. */
@@ -63,7 +63,7 @@ export async function expectApprovedThenDeclined(
   expect(commands?.at(-1)?.status).toBe('declined');
 }
 
-/** The question both agents' scripted providers ask (`LEFT_OR_RIGHT` as its options). */
+/** The question both agents' scripted providers ask (`WHICH_ONE`). */
 export interface QuestionScenario {
   /** The id the edge gives the question (the agent's own, or `q1`, … when it has none). */
   questionId: string;
@@ -86,12 +86,7 @@ export async function expectQuestionAnswered(
   await steps.send(id, 'ask me');
   const asking = await steps.watch(id, (s) => (s.input_requests ?? []).length > 0, 'an input request');
   const input = asking.input_requests![0]!;
-  const question = {
-    id: scenario.questionId,
-    header: 'Pick',
-    question: 'Which one?',
-    options: LEFT_OR_RIGHT,
-  };
+  const question = { id: scenario.questionId, ...WHICH_ONE };
   expect(input.questions).toEqual([scenario.exact ? question : expect.objectContaining(question)]);
   const answer = (choice: string) =>
     bus.rpc({
