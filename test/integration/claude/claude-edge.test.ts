@@ -24,6 +24,7 @@ import {
 import {
   expectApprovedThenDeclined,
   expectQuestionAnswered,
+  expectModelChosen,
   expectStreamedReply,
 } from '../edge/prompt-scenarios.js';
 
@@ -91,18 +92,8 @@ describe('edge connector driving the real Claude Code CLI', () => {
     await expectStreamedReply(bus, { send, untilIdle }, id, reply);
     const firstModel = current.provider.requests.find((request) => request.step === 'text')?.model;
 
-    expect((await rpc({ action: 'model', ...on(id), model: 'sonnet' })).status).toBe('invalid_request');
-    const models = await rpc({ action: 'models', ...on(id) });
-    expect(models).toMatchObject({ status: 'ok', models_available: true });
-    const ids = models.models!.map((model) => model.id);
-    expect(ids).toEqual(expect.arrayContaining(['default', 'sonnet']));
-    expect((await rpc({ action: 'model', ...on(id), model: 'gpt-invented' })).status).toBe('invalid_request');
-    expect(await rpc({ action: 'model', ...on(id), model: 'sonnet' })).toMatchObject({
-      status: 'ok',
-      model: 'sonnet',
-    });
-    await send(id, 'with the chosen model');
-    expect(lastAssistant(await untilIdle(id))).toBe('second');
+    const models = await expectModelChosen(bus, { send, untilIdle }, id, 'sonnet');
+    expect(models.models!.map((model) => model.id)).toEqual(expect.arrayContaining(['default', 'sonnet']));
     const switched = current.provider.requests.filter((request) => request.step === 'text').at(-1)?.model;
     expect(switched).toMatch(/sonnet/);
     expect(switched).not.toBe(firstModel);

@@ -130,3 +130,25 @@ export async function expectStreamedReply(
   expect(partial.length).toBeGreaterThan(0);
   expect(done.revision!).toBeGreaterThan(sent.revision! + 2);
 }
+
+/**
+ * Choosing a model: refused before the client has read the list and for a model not on it; a
+ * listed `model` is then chosen and the next turn (scripted to reply "second") runs. Returns the
+ * `models` answer for the suite's own checks of the list.
+ */
+export async function expectModelChosen(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'send' | 'untilIdle'>,
+  id: string,
+  model: string,
+): Promise<EdgeAgentResult> {
+  const choose = (name: string) => bus.rpc({ action: 'model', ...bus.on(id), model: name });
+  expect((await choose(model)).status).toBe('invalid_request');
+  const models = await bus.rpc({ action: 'models', ...bus.on(id) });
+  expect(models).toMatchObject({ status: 'ok', models_available: true });
+  expect((await choose('gpt-invented')).status).toBe('invalid_request');
+  expect(await choose(model)).toMatchObject({ status: 'ok', model });
+  await steps.send(id, 'with the chosen model');
+  expect(lastAssistant(await steps.untilIdle(id))).toBe('second');
+  return models;
+}
