@@ -3,6 +3,7 @@ import {
   checkNatsEnv,
   intVar,
   logLevelVar,
+  namespaceVar,
   natsEnv,
   auditStreamEnv,
   auditStreamSettings,
@@ -12,7 +13,7 @@ import {
   type NatsSettings,
   type StreamSettings,
 } from '#config';
-import { DEFAULT_NAMESPACE } from '#contracts';
+
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 import type { Rate } from './limits/token-bucket.js';
 
@@ -88,10 +89,7 @@ const envSchema = z.object({
   NODE_ENV: nodeEnvVar(),
   ...natsEnv,
   ...auditStreamEnv,
-  TETHER_NAMESPACE: z
-    .string()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
-    .default(DEFAULT_NAMESPACE),
+  TETHER_NAMESPACE: namespaceVar(),
   TETHER_LOG_LEVEL: logLevelVar(),
   TETHER_HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   TETHER_HTTP_PORT: intVar(8080, 0, 65_535),

@@ -7,13 +7,14 @@ import {
   intVar,
   loadConfig,
   logLevelVar,
+  namespaceVar,
   natsEnv,
   natsSettings,
   nodeEnvVar,
   refuseWeakSecrets,
   type NatsSettings,
 } from '#config';
-import { DEFAULT_NAMESPACE, edgeToken, isEdgeId, Limits } from '#contracts';
+import { edgeToken, isEdgeId, Limits } from '#contracts';
 import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 
 /** An unset variable and an empty one mean the same: not configured. */
@@ -90,10 +91,7 @@ const declaredAgentsVar = () =>
 const envSchema = z.object({
   NODE_ENV: nodeEnvVar(),
   ...natsEnv,
-  TETHER_NAMESPACE: z
-    .string()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
-    .default(DEFAULT_NAMESPACE),
+  TETHER_NAMESPACE: namespaceVar(),
   TETHER_LOG_LEVEL: logLevelVar(),
   // The connector id from enrollment; it is also one NATS subject token (`<ns>.edge.<id>.rpc`).
   TETHER_EDGE_ID: z.string().refine(isEdgeId, 'must be a non-zero decimal uint64 without leading zeros'),

@@ -7,6 +7,7 @@ import {
   intVar,
   loadConfig,
   logLevelVar,
+  namespaceVar,
   natsEnv,
   auditStreamEnv,
   auditStreamSettings,
@@ -16,7 +17,7 @@ import {
   nodeEnvVar,
   refuseWeakSecrets,
 } from '#config';
-import { DEFAULT_NAMESPACE } from '#contracts';
+
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 import {
   checkEdgeAuthorityEnv,
@@ -55,10 +56,7 @@ export const historyConfigSchema = z
     ...natsEnv,
     ...sessionsStreamEnv,
     ...auditStreamEnv,
-    TETHER_NAMESPACE: z
-      .string()
-      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
-      .default(DEFAULT_NAMESPACE),
+    TETHER_NAMESPACE: namespaceVar(),
     TETHER_LOG_LEVEL: logLevelVar(),
     TETHER_DATABASE_URL: databaseUrlVar(),
     TETHER_DATABASE_MAX_CONNECTIONS: intVar(DATABASE_MAX_CONNECTIONS_DEFAULT, 1, 200),

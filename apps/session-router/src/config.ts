@@ -6,6 +6,7 @@ import {
   journalPreviousKeysVar,
   loadConfig,
   logLevelVar,
+  namespaceVar,
   natsEnv,
   sessionsStreamEnv,
   sessionsStreamSettings,
@@ -13,7 +14,7 @@ import {
   nodeEnvVar,
   refuseWeakSecrets,
 } from '#config';
-import { DEFAULT_NAMESPACE, Limits } from '#contracts';
+import { Limits } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 import { checkRedisEnv, redisEnv, redisSettings } from './common/redis-topology.js';
 
@@ -32,10 +33,7 @@ export const routerConfigSchema = z
     NODE_ENV: nodeEnvVar(),
     ...natsEnv,
     ...sessionsStreamEnv,
-    TETHER_NAMESPACE: z
-      .string()
-      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be lowercase letters, digits, _ or -, at most 32')
-      .default(DEFAULT_NAMESPACE),
+    TETHER_NAMESPACE: namespaceVar(),
     TETHER_LOG_LEVEL: logLevelVar(),
     /** Standalone, Cluster or Sentinel, TLS and ACL user (common/redis-topology.ts). */
     ...redisEnv,

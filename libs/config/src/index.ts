@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from '#contracts';
 
 // Configuration is read from the environment once, at boot, validated with a schema, and then
 // injected as a typed object. Nothing else in Tether reads process.env.
@@ -54,6 +55,12 @@ export function boolVar(fallback: boolean) {
 export const redisUrlVar = () => urlVar(['redis:', 'rediss:'], 'redis://127.0.0.1:6379');
 export const databaseUrlVar = () =>
   urlVar(['postgres:', 'postgresql:'], 'postgresql://postgres@127.0.0.1:5432/tether');
+/** TETHER_NAMESPACE: the prefix of every subject, stream and key of one Tether installation. */
+export const namespaceVar = () =>
+  z
+    .string()
+    .regex(NAMESPACE_PATTERN, 'must be 1-32 characters of a-z, 0-9, _ or -, starting with a letter')
+    .default(DEFAULT_NAMESPACE);
 export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');
 
 export { natsUrlVar, natsEnv, checkNatsEnv, natsSettings, natsSettingsFromUrl } from './nats.js';

@@ -53,7 +53,7 @@ export type {
   AgentConnector,
 } from './edge-agent.js';
 export * as Limits from './limits.js';
-export { QUEUE_GROUPS, DEFAULT_NAMESPACE, Subjects } from './subjects.js';
+export { QUEUE_GROUPS, DEFAULT_NAMESPACE, NAMESPACE_PATTERN, Subjects } from './subjects.js';
 export type {
   RequestName,
   RequestMap,

@@ -57,6 +57,8 @@ export const QUEUE_GROUPS = {
 
 /** The namespace every subject, stream and Redis key starts with; tests use their own. */
 export const DEFAULT_NAMESPACE = 'tether';
+/** A namespace: lowercase, starting with a letter, at most 32 characters (a NATS subject token). */
+export const NAMESPACE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** Request/reply verbs: `<ns>.<service>.<verb>`. Keys are the names used in code. */
 const REQUEST_VERBS = {
@@ -134,7 +136,7 @@ export class Subjects {
   readonly grantsChanged: string;
 
   constructor(readonly namespace: string = DEFAULT_NAMESPACE) {
-    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) {
+    if (!NAMESPACE_PATTERN.test(namespace)) {
       throw new Error(`Invalid subject namespace ${JSON.stringify(namespace)}.`);
     }
     const requests = {} as Record<RequestName, string>;
