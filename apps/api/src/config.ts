@@ -13,7 +13,6 @@ import {
   type NatsSettings,
   type StreamSettings,
 } from '#config';
-
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
 import type { Rate } from './limits/token-bucket.js';
 

@@ -17,7 +17,6 @@ import {
   nodeEnvVar,
   refuseWeakSecrets,
 } from '#config';
-
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 import {
   checkEdgeAuthorityEnv,
