@@ -1,2 +1,2 @@
-/** Injection tokens for what main.ts builds before Nest starts (the NATS connection is #messaging's). */
+/** Injection token of the edge's validated config (NATS comes as #messaging's NatsBus). */
 export const EDGE_CONFIG = Symbol('EDGE_CONFIG');

@@ -1,2 +1,2 @@
-/** Injection tokens of the history service's shared providers. */
+/** Injection token of history's validated config (NATS comes as #messaging's NatsBus). */
 export const HISTORY_CONFIG = Symbol('HISTORY_CONFIG');
