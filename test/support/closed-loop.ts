@@ -82,6 +82,9 @@ export function judge(
   return 'retry';
 }
 
+/** How long a new session's SSE stream may answer 404 before history has its first row. */
+const NEW_SESSION_GRACE_MS = 5_000;
+
 export class LoadClient {
   /** Answers no retry may fix (and transport errors where none is allowed): must stay empty. */
   readonly failures: string[] = [];
@@ -224,6 +227,7 @@ export class LoadClient {
 
   /** Follows one session's SSE stream, resuming from the last event id, until `stop`. */
   async follow(path: string, view: SseView, stop: AbortSignal): Promise<void> {
+    let firstNotFound: number | undefined;
     while (!stop.aborted) {
       const headers: Record<string, string> = {
         authorization: `Bearer ${this.options.token}`,
@@ -233,7 +237,15 @@ export class LoadClient {
       try {
         const response = await fetch(`${this.options.url()}${path}`, { headers, signal: stop });
         if (response.status !== 200 || !response.body) {
-          this.miss('sse', `http ${response.status}`, response.status === 503);
+          // A session started a moment ago through another replica may not have reached history
+          // yet: its stream answers 404 for a short while, and a client retries (as the console
+          // does). Once a stream has been open, or past the grace, a 404 is a failure.
+          firstNotFound ??= response.status === 404 ? Date.now() : undefined;
+          const unknownYet =
+            response.status === 404 &&
+            view.lastEventId === undefined &&
+            Date.now() - firstNotFound! < NEW_SESSION_GRACE_MS;
+          this.miss('sse', `http ${response.status}`, response.status === 503 || unknownYet);
           await response.body?.cancel();
           await sleep(this.options.pauseMs ?? 200);
           continue;
