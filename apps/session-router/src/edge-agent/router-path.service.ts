@@ -2,15 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   ACTIONS,
   EDGE_AGENT_RPC_VERSION,
-  Limits,
   type RouterPathKind,
   type EdgeAgentRequest,
   type EdgeAgentRPCRequest,
   type EdgeAgentResult,
   type RouterEdgeAgentRequest,
 } from '#contracts';
-import { requestService, NatsBus } from '#messaging';
 import { EdgeRpcClient, type DispatchOptions, type EdgeReply } from '../common/edge-rpc.client.js';
+import { HistoryClient } from '../common/history.client.js';
 import { LeasesService } from '../leases/leases.service.js';
 import { WatchService } from '../watch/watch.service.js';
 import { historyPage, mergeSessions } from './sessions-merge.js';
@@ -44,7 +43,7 @@ export class RouterPath {
   };
 
   constructor(
-    private readonly bus: NatsBus,
+    private readonly history: HistoryClient,
     private readonly edge: EdgeRpcClient,
     private readonly watcher: WatchService,
     private readonly leases: LeasesService,
@@ -107,16 +106,12 @@ export class RouterPath {
     const page = historyPage(rpc.request.history_page);
     const [live, stored] = await Promise.all([
       this.edge.ask(rpc),
-      requestService(
-        this.bus.nc,
-        this.bus.subjects,
-        'historySessions',
-        { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, page },
-        { timeoutMs: Limits.HISTORY_RPC_TIMEOUT_MS },
-      ).catch((error: unknown) => {
-        this.log.warn(`Stored sessions of access ${accessId} unavailable: ${(error as Error).message}`);
-        return null;
-      }),
+      this.history
+        .call('historySessions', { actor_id: rpc.actor_id, access_id: accessId, edge_id: edgeId, page })
+        .catch((error: unknown) => {
+          this.log.warn(`Stored sessions of access ${accessId} unavailable: ${(error as Error).message}`);
+          return null;
+        }),
     ]);
     if (!stored) return live;
     // An edge-level refusal (e.g. unsupported_user) is the answer; only "cannot reach" falls back.
