@@ -227,7 +227,7 @@ export class LoadClient {
 
   /** Follows one session's SSE stream, resuming from the last event id, until `stop`. */
   async follow(path: string, view: SseView, stop: AbortSignal): Promise<void> {
-    let firstNotFound: number | undefined;
+    let notFoundUntil: number | undefined;
     while (!stop.aborted) {
       const headers: Record<string, string> = {
         authorization: `Bearer ${this.options.token}`,
@@ -240,11 +240,10 @@ export class LoadClient {
           // A session started a moment ago through another replica may not have reached history
           // yet: its stream answers 404 for a short while, and a client retries (as the console
           // does). Once a stream has been open, or past the grace, a 404 is a failure.
-          firstNotFound ??= response.status === 404 ? Date.now() : undefined;
           const unknownYet =
             response.status === 404 &&
             view.lastEventId === undefined &&
-            Date.now() - firstNotFound! < NEW_SESSION_GRACE_MS;
+            Date.now() < (notFoundUntil ??= Date.now() + NEW_SESSION_GRACE_MS);
           this.miss('sse', `http ${response.status}`, response.status === 503 || unknownYet);
           await response.body?.cancel();
           await sleep(this.options.pauseMs ?? 200);
