@@ -128,12 +128,6 @@ function runWatchers(spec: WatchSpec): Promise<WatchResult> {
   });
 }
 
-/** `--sessions=N` overrides the session count (to find how many this machine holds). */
-function sessionsFlag(): number | undefined {
-  const value = Number(process.argv.find((arg) => arg.startsWith('--sessions='))?.slice(11));
-  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
-
 /** The SSE path's hops, in ms, from the tap's times around each timed `batch`. */
 interface Hops {
   /** edge emit → the router's journal append passed NATS (update request, Redis head, append). */
@@ -260,7 +254,7 @@ const SSE_OPEN_TIMEOUT_MS = 60_000;
 const HISTORY_WAIT_MS = { quick: 120_000, full: 300_000 };
 
 export async function events(options: BenchOptions): Promise<void> {
-  const sessionsCount = sessionsFlag() ?? (options.quick ? 200 : 1_000);
+  const sessionsCount = options.sessions ?? (options.quick ? 200 : 1_000);
   const durationMs = options.quick ? 15_000 : 40_000;
   const drainMs = options.quick ? 15_000 : 30_000;
   const warmupMs = 3_000;

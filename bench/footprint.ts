@@ -45,8 +45,9 @@ async function memoryUsage(redis: Redis, key: string): Promise<number> {
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function footprint(options: BenchOptions): Promise<void> {
-  const sessionsCount = options.quick ? 2_000 : 10_000;
-  const watchersCount = options.quick ? 1_000 : 5_000;
+  const sessionsCount = options.sessions ?? (options.quick ? 2_000 : 10_000);
+  // Half the sessions get a stream and a watcher (5,000 of the full 10,000), so the curve's points compare.
+  const watchersCount = Math.ceil(sessionsCount / 2);
   const streamsCount = watchersCount;
   const machine = machineFacts();
   const tether = new BenchTether({ label: 'benchfoot', edge: false });

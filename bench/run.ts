@@ -15,6 +15,20 @@ export interface BenchOptions {
    * A/B runs of a switch such as `TETHER_AUTHORIZE_CACHE_MS=0` on the same machine and minute.
    */
   serviceEnv: Record<string, string>;
+  /**
+   * `--sessions=N` (events and footprint): the session count instead of the default, to record
+   * the cost curve (docs/benchmarks.md "Cost as the work grows") or find what a machine holds.
+   */
+  sessions?: number;
+}
+
+function sessionsFlag(argv: string[]): number | undefined {
+  const raw = argv.find((arg) => arg.startsWith('--sessions='));
+  if (raw === undefined) return undefined;
+  const value = Number(raw.slice('--sessions='.length));
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`--sessions takes a positive integer, got ${raw}`);
+  return value;
 }
 
 function serviceEnv(argv: string[]): Record<string, string> {
@@ -77,7 +91,7 @@ const name = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] 
 const benchmark = name ? BENCHMARKS[name] : undefined;
 if (!benchmark) {
   console.error(
-    `usage: npm run bench -- <name> [--quick] [--profile] [--drain (ingest)] [--service-env KEY=VALUE]...\n${Object.entries(
+    `usage: npm run bench -- <name> [--quick] [--profile] [--drain (ingest)] [--sessions=N (events, footprint)] [--service-env KEY=VALUE]...\n${Object.entries(
       BENCHMARKS,
     )
       .map(([key, value]) => `  ${key.padEnd(10)} ${value.what}`)
@@ -90,6 +104,7 @@ const options: BenchOptions = {
   drain: args.includes('--drain'),
   profileDir: args.includes('--profile') ? mkdtempSync(join(tmpdir(), 'tether-bench-prof-')) : undefined,
   serviceEnv: serviceEnv(args),
+  sessions: sessionsFlag(args),
 };
 try {
   await benchmark.run(options);

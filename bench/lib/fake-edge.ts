@@ -41,11 +41,17 @@ export class FakeEdge {
   ) {
     this.token = edgeToken(secret, edgeId);
     this.rpc = nc.subscribe(subjects.edgeRpc(edgeId), {
+      // A throwing callback would close the subscription (nats.js ends the reader), so nothing throws.
       callback: (_error, msg) => {
-        const call = decodeJson<{ request?: { session_id?: string; action?: string } }>(
-          msg.data,
-          msg.subject,
-        );
+        // The router's liveness probe (an empty request, sent once a waiting call outlives the
+        // edge's presence: this fake sends no heartbeats) only needs an answer.
+        if (msg.data.length === 0) return void msg.respond();
+        let call: { request?: { session_id?: string; action?: string } };
+        try {
+          call = decodeJson(msg.data, msg.subject);
+        } catch {
+          return void msg.respond(encodeJson({ version: EDGE_AGENT_RPC_VERSION, status: 'invalid_request' }));
+        }
         const session = this.sessions.get(call.request?.session_id ?? '');
         const reply: EdgeAgentResult = session
           ? session.snapshot
