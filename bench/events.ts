@@ -3,7 +3,8 @@
 // the edge's emit to the watch return and to the SSE `batch` that carries the delta. The sessions
 // are saved-access sessions (a real access in history, every update carries its `access_id`), so
 // history stores their journal: the SSE path is edge → router → JetStream → history (commit) →
-// notice → api (`after` page read from history) → SSE. The deltas come from a raw NATS client
+// notice carrying the next page → api → SSE (or, for a stream not at the page's start, an `after`
+// page read from history after the notice). The deltas come from a raw NATS client
 // posing as the enrolled edge (the router's session-update path, the same messages the edge
 // connector sends), because the real edge connector keeps at most EDGE_LIVE_SESSIONS_MAX (4) live
 // sessions per process and hundreds of edge processes do not fit on this machine. Watchers and SSE
@@ -140,6 +141,8 @@ interface Hops {
   history_page_read: number[];
   /** page reply → the event's bytes at the client (api: event, write; client: parse; ± the tap's own delay). */
   api_to_client: number[];
+  /** notice → the event at the client, for a batch no read produced (the notice's own page). */
+  notice_to_client: number[];
 }
 
 function splitHops(records: BatchRecord[], tap: TapResult): { hops: Hops; unmatched: number } {
@@ -149,6 +152,7 @@ function splitHops(records: BatchRecord[], tap: TapResult): { hops: Hops; unmatc
     api_wake: [],
     history_page_read: [],
     api_to_client: [],
+    notice_to_client: [],
   };
   const pages = new Map<string, TapResult['pages']>();
   for (const page of tap.pages) {
@@ -167,12 +171,22 @@ function splitHops(records: BatchRecord[], tap: TapResult): { hops: Hops; unmatc
     hops.router.push(append.at - record.emitted);
     const notice = tap.notices[`${record.session}:${append.sequence}`];
     if (notice !== undefined) hops.history_commit.push(notice - append.at);
-    // The read that produced the event: the session's last page read started before the event
-    // arrived from below the row (its reply may reach the tap a hair after the client's event).
+    // The read that produced the event: the session's last page read from below the row that
+    // started before the event arrived (its reply may reach the tap a hair after the client's
+    // event) and answered after the row was committed. None: the notice's own page was applied.
+    const committedAt = notice ?? append.at;
     const page = pages
       .get(record.session)
-      ?.findLast((candidate) => candidate.start <= record.received && candidate.after < append.sequence);
-    if (!page) continue;
+      ?.findLast(
+        (candidate) =>
+          candidate.start <= record.received &&
+          candidate.after < append.sequence &&
+          candidate.end >= committedAt,
+      );
+    if (!page) {
+      if (notice !== undefined) hops.notice_to_client.push(record.received - notice);
+      continue;
+    }
     if (notice !== undefined) hops.api_wake.push(page.start - notice);
     hops.history_page_read.push(page.end - page.start);
     hops.api_to_client.push(record.received - page.end);

@@ -2,12 +2,22 @@
 // SSE client that disconnects at random points and resumes from its last event id ends with the
 // same item state as a client that never disconnected, and both match a fresh page.
 import { jest } from '@jest/globals';
-import { signToken, type ApiClient, TEST_JWT_SECRET, type Snapshot, startSession } from '#test-support';
+import {
+  eventually,
+  signToken,
+  type ApiClient,
+  TEST_JWT_SECRET,
+  type Snapshot,
+  startSession,
+} from '#test-support';
+import { connectNats } from '#messaging';
 import type { HistoryJournalPageReply, JournalItem } from '#contracts';
 import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseParser } from '../support/sse-parser.js';
 import { SseView } from '../support/closed-loop.js';
+import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
+import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
 
 jest.setTimeout(120_000);
 
@@ -184,4 +194,93 @@ async function scenario(): Promise<void> {
   if (page.ok) expect(steady.view()).toEqual(ordered(page.page.items));
   // Each prompt and its streamed reply are items; the reply holds the whole text.
   expect(steady.view().filter((item) => item.body?.['role'] === 'user')).toHaveLength(PROMPTS);
+  // Most batches came from the pages the commit notices carried, not from reads of history.
+  expect(await sseBatches('committed')).toBeGreaterThan(0);
 }
+
+/** The api's count of SSE batches from `source` (tether_sse_batches_total). */
+async function sseBatches(source: 'committed' | 'read'): Promise<number> {
+  const response = await fetch(`${metricsEndpoints(stack).api}/metrics`);
+  const family = parseMetrics(await response.text()).families.find(
+    (candidate) => candidate.name === 'tether_sse_batches_total',
+  );
+  const sample = family?.metrics.find((metric) => 'labels' in metric && metric.labels?.['source'] === source);
+  return sample && 'value' in sample ? Number(sample.value) : 0;
+}
+
+it("applies a commit notice's page only when it names the stream's own owner, access and edge", async () => {
+  const edgeId = stack.edge!.id;
+  const { accessId, sessionId } = await startSession(alice, edgeId, projectDir, { name: 'forged' });
+  const query = `edge_id=${edgeId}&access_id=${accessId}`;
+  await untilInHistory(alice, sessionId, query);
+  const view = new SseView();
+  const abort = new AbortController();
+  const reading = readStream(
+    `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}`,
+    view,
+    abort.signal,
+  );
+  const nc = await connectNats({ servers: stack.options.natsUrl, name: 'test-e2e-forged-notice' });
+  try {
+    await eventually(() => view.lastEventId, 'the stream opened');
+    const [epoch, at] = [
+      view.lastEventId!.slice(0, view.lastEventId!.lastIndexOf(':')),
+      Number(view.lastEventId!.split(':').at(-1)),
+    ];
+    // A page that would add an item, for the session's id under someone else's scope: an edge
+    // chooses its session ids, so another owner's session may carry the same one.
+    const forged = (scope: { actor_id: string; access_id: string; edge_id: string }, text: string) => ({
+      session_id: sessionId,
+      epoch,
+      head: at + 1,
+      committed: {
+        ...scope,
+        from: at,
+        page: {
+          sessionId,
+          epoch,
+          direction: 'after',
+          items: [
+            {
+              itemId: 'm:9:0',
+              revision: 1,
+              sequence: at + 1,
+              observedAt: 0,
+              body: { type: 'message', role: 'assistant', text },
+            },
+          ],
+          removedItemIds: [],
+          submissions: [],
+          window: { oldest: null, newest: null, nextCursor: { epoch, sequence: at + 1 } },
+          hasOlder: at > 0,
+          hasNewer: false,
+          fence: 0,
+        },
+      },
+    });
+    const own = { actor_id: owner, access_id: accessId, edge_id: edgeId };
+    const subject = stack.subjects.sessionJournalNotice(sessionId);
+    for (const scope of [
+      { ...own, actor_id: 'intruder' },
+      { ...own, access_id: 'f'.repeat(32) },
+      { ...own, edge_id: String(BigInt(edgeId) + 1n) },
+    ]) {
+      nc.publish(subject, JSON.stringify(forged(scope, 'FOREIGN')));
+    }
+    // Each one woke the stream to read instead; history holds nothing past the cursor.
+    await nc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(view.items.has('m:9:0')).toBe(false);
+    expect(view.lastEventId).toBe(`${epoch}:${at}`);
+    // The control: the same page under the stream's own scope is applied (history is the only
+    // publisher the subject allows), so the refusals above are the scope check's doing.
+    nc.publish(subject, JSON.stringify(forged(own, 'OWN')));
+    await eventually(() => (view.items.has('m:9:0') ? true : undefined), 'the own-scope page applied');
+    expect(view.items.get('m:9:0')?.body?.['text']).toBe('OWN');
+    expect(view.lastEventId).toBe(`${epoch}:${at + 1}`);
+  } finally {
+    abort.abort();
+    await reading;
+    await nc.close();
+  }
+});

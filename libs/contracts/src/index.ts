@@ -146,6 +146,7 @@ export type {
   OpenSubmission,
   OpenSubmissionPosition,
   JournalNotice,
+  CommittedPage,
   LifecycleEvent,
   LifecycleEventData,
   LifecycleEventType,

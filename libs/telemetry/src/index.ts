@@ -8,6 +8,7 @@ export {
   recordHttpRequest,
   recordRequestService,
   recordOutageGrant,
+  recordSseBatch,
   recordNatsRequest,
   recordTurnTiming,
   recordHistoryWrite,

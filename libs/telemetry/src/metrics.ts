@@ -24,6 +24,7 @@ export const METRIC = {
   leases: 'tether.leases.active',
   watchers: 'tether.watchers.active',
   sseStreams: 'tether.sse.streams',
+  sseBatches: 'tether.sse.batches',
   consumerLag: 'tether.jetstream.consumer.lag',
   historyWriteDuration: 'tether.history.write.duration',
   connectorsOnline: 'tether.connectors.online',
@@ -46,6 +47,7 @@ interface Instruments {
   historyWrite: Histogram;
   submissionsSettled: Counter;
   outageGrants: Counter;
+  sseBatches: Counter;
 }
 
 let instruments: Instruments | undefined;
@@ -77,6 +79,10 @@ function get(): Instruments {
     outageGrants: meter.createCounter(METRIC.authorizeOutageGrants, {
       description: 'Edge calls the api authorized from a remembered grant because history could not answer.',
     }),
+    sseBatches: meter.createCounter(METRIC.sseBatches, {
+      description:
+        'SSE journal batches the api sent, by source: the page a commit notice carried, or a page read from history.',
+    }),
   };
   return instruments;
 }
@@ -90,6 +96,11 @@ export function recordHttpRequest(ms: number, action: string, status: number, me
 
 export function recordOutageGrant(): void {
   get().outageGrants.add(1);
+}
+
+/** Where an SSE batch came from: the commit notice's own page, or a read. */
+export function recordSseBatch(source: 'committed' | 'read'): void {
+  get().sseBatches.add(1, { source });
 }
 
 export function recordRequestService(ms: number): void {

@@ -7,7 +7,7 @@
 // nothing. A backlog is built by stopping the consumer, publishing, and starting it again.
 import { jest } from '@jest/globals';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { EdgeAgentResult, JournalMessage, Submission } from '#contracts';
+import type { JournalMessage, Submission } from '#contracts';
 import { Aad, HistoryCipher } from '../../../apps/history/src/common/history-cipher.js';
 import { JournalConsumer } from '../../../apps/history/src/journal/journal.consumer.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
@@ -15,22 +15,15 @@ import {
   HARNESS_TIMEOUT_MS,
   HISTORY_KEY,
   SLOW_TEST_TIMEOUT_MS,
-  sessionId,
   startHarness,
-  submissionRow,
-  updateRow,
   type HistoryHarness,
 } from '../../support/history.js';
+import { JournalChain, type JournalStep } from '../../support/journal-script.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
 
 const OWNER = 'batch-owner';
 const FINGERPRINT = 'b'.repeat(64);
-
-type Step =
-  | { kind: 'update'; snapshot: Partial<EdgeAgentResult> }
-  | { kind: 'submission'; submission: Submission }
-  | { kind: 'roll'; epoch: string };
 
 const user = (text: string) => ({ role: 'user' as const, text });
 const assistant = (text: string) => ({ role: 'assistant' as const, text });
@@ -43,7 +36,7 @@ const pending: Submission = {
 };
 
 /** Edits, a tombstone, a revived id, a submission settled with a receipt, a new window, a roll. */
-const SCRIPT: Step[] = [
+const SCRIPT: JournalStep[] = [
   { kind: 'update', snapshot: { messages: [user('u1')] } },
   { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1')] } },
   { kind: 'update', snapshot: { messages: [user('u1'), assistant('a1 edited')] } },
@@ -90,62 +83,9 @@ describe('history: batched journal ingest', () => {
     return last;
   }
 
-  /** One session's messages as the router writes them (sequence and prev_stream_seq chain). */
-  class Chain {
-    readonly sid = sessionId();
-    private epoch = 'e1';
-    private sequence = 0;
-    private revision = 0;
-    private prev = 0;
-    private cursor = 0;
-
-    constructor(private readonly steps: Step[] = SCRIPT) {}
-
-    /** The next message of the script (a roll is taken on the way); null at the end. */
-    next(): JournalMessage | null {
-      for (;;) {
-        const step = this.steps[this.cursor++];
-        if (!step) return null;
-        if (step.kind === 'roll') {
-          this.epoch = step.epoch;
-          this.sequence = 0;
-          continue;
-        }
-        this.sequence += 1;
-        const scope = { actorId: OWNER, edgeId, accessId, sessionId: this.sid };
-        if (step.kind === 'update') this.revision += 1;
-        const place = { epoch: this.epoch, revision: this.revision, recordedAt: 1_000 };
-        const row =
-          step.kind === 'update'
-            ? updateRow(scope, place, step.snapshot)
-            : submissionRow(scope, place, step.submission);
-        row.sequence = this.sequence;
-        return row;
-      }
-    }
-
-    /** Publishes the next message, chained after the previous one; null at the end. */
-    async publishNext(): Promise<number | null> {
-      const message = this.next();
-      if (!message) return null;
-      message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, h.encode(message));
-      return this.prev;
-    }
-
-    /** Publishes bytes that are not the router's on this subject, outside the chain. */
-    async publishForeign(data: Uint8Array): Promise<number> {
-      return h.publishRaw(this.sid, data);
-    }
-
-    /** Publishes the next message as the chain's link, but spoiled so history can never store it. */
-    async publishSpoiled(): Promise<number> {
-      const message = this.next()!;
-      message.prev_stream_seq = this.prev;
-      this.prev = await h.publishRaw(this.sid, h.encode({ ...message, edge_id: 'not-a-connector' }));
-      return this.prev;
-    }
-  }
+  /** One session's messages as the router writes them, published to this harness. */
+  const newChain = (steps: readonly JournalStep[] = SCRIPT) =>
+    new JournalChain({ actorId: OWNER, edgeId, accessId }, steps, h);
 
   /** Everything stored for a session, decrypted and without ids that differ between sessions. */
   async function stored(sid: string) {
@@ -209,8 +149,8 @@ describe('history: batched journal ingest', () => {
   }
 
   /** The script folded row by row through the single-message path, as a reference. */
-  async function rowByRow(steps: Step[] = SCRIPT): Promise<string> {
-    const chain = new Chain(steps);
+  async function rowByRow(steps: JournalStep[] = SCRIPT): Promise<string> {
+    const chain = newChain(steps);
     let streamSequence = 0;
     for (let message = chain.next(); message; message = chain.next()) {
       message.prev_stream_seq = streamSequence;
@@ -228,7 +168,7 @@ describe('history: batched journal ingest', () => {
     async (_, length) => {
       const steps = SCRIPT.slice(0, length);
       const reference = await rowByRow(steps);
-      const chain = new Chain(steps);
+      const chain = newChain(steps);
       const entries: { message: JournalMessage; delivery: { streamSequence: number; force: boolean } }[] = [];
       let streamSequence = 1_000;
       for (let message = chain.next(); message; message = chain.next()) {
@@ -238,14 +178,17 @@ describe('history: batched journal ingest', () => {
       }
 
       const first = await service.persistBatch(entries);
-      expect(first).toEqual(entries.map(() => 'saved'));
+      expect(first.outcomes).toEqual(entries.map(() => 'saved'));
       const expected = await comparable(reference);
       expect(await comparable(chain.sid)).toEqual(expected);
       expect(await comparable(chain.sid)).toMatchObject({
         receipts: [expect.objectContaining({ item_id: 'm:0:2' })],
       });
 
-      expect(await service.persistBatch(entries)).toEqual(entries.map(() => 'unchanged'));
+      const again = await service.persistBatch(entries);
+      expect(again.outcomes).toEqual(entries.map(() => 'unchanged'));
+      // Nothing was applied the second time: no commit, no page.
+      expect(again.pages).toEqual([]);
       expect(await comparable(chain.sid)).toEqual(expected);
     },
   );
@@ -257,7 +200,7 @@ describe('history: batched journal ingest', () => {
     'stores the rows of several sessions given together (%s) exactly as the row-by-row fold; a second delivery changes nothing',
     async (_, interleave) => {
       const reference = await rowByRow();
-      const chains = [new Chain(), new Chain(), new Chain()];
+      const chains = [newChain(), newChain(), newChain()];
       type Entry = { message: JournalMessage; delivery: { streamSequence: number; force: boolean } };
       const perChain: Entry[][] = chains.map(() => []);
       let streamSequence = 5_000;
@@ -280,11 +223,11 @@ describe('history: batched journal ingest', () => {
           ).flat()
         : perChain.flat();
 
-      expect(await service.persistBatch(ordered)).toEqual(ordered.map(() => 'saved'));
+      expect((await service.persistBatch(ordered)).outcomes).toEqual(ordered.map(() => 'saved'));
       const expected = await comparable(reference);
       for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
 
-      expect(await service.persistBatch(ordered)).toEqual(ordered.map(() => 'unchanged'));
+      expect((await service.persistBatch(ordered)).outcomes).toEqual(ordered.map(() => 'unchanged'));
       for (const chain of chains) expect(await comparable(chain.sid)).toEqual(expected);
     },
   );
@@ -292,8 +235,8 @@ describe('history: batched journal ingest', () => {
   it('stores the sessions given together on their own terms: a gone access stores nothing, the others apply', async () => {
     const steps = SCRIPT.slice(0, 3);
     const reference = await rowByRow(steps);
-    const healthy = new Chain(steps);
-    const orphan = new Chain(steps);
+    const healthy = newChain(steps);
+    const orphan = newChain(steps);
     const entries: { message: JournalMessage; delivery: { streamSequence: number; force: boolean } }[] = [];
     let streamSequence = 9_000;
     for (const [chain, access] of [
@@ -310,7 +253,7 @@ describe('history: batched journal ingest', () => {
       }
     }
 
-    expect(await service.persistBatch(entries)).toEqual([
+    expect((await service.persistBatch(entries)).outcomes).toEqual([
       ...steps.map(() => 'no_access'),
       ...steps.map(() => 'saved'),
     ]);
@@ -319,7 +262,7 @@ describe('history: batched journal ingest', () => {
   });
 
   it('stores a batch whose first row waits for its predecessor: only the rows it holds back wait', async () => {
-    const chain = new Chain();
+    const chain = newChain();
     const messages: JournalMessage[] = [];
     for (let message = chain.next(); message; message = chain.next()) messages.push(message);
     // Stream sequences 1..n; the batch lacks the first row, as if it were still in flight.
@@ -328,7 +271,7 @@ describe('history: batched journal ingest', () => {
       message,
       delivery: { streamSequence: index + 1, force: false },
     }));
-    const rest = await service.persistBatch(entries.slice(1));
+    const { outcomes: rest } = await service.persistBatch(entries.slice(1));
     // Everything up to the roll chains after the missing row; the roll (sequence 1) opens an epoch.
     const roll = messages.findIndex((message) => message.epoch === 'e2');
     expect(rest).toEqual(entries.slice(1).map((_, index) => (index + 1 < roll ? 'out_of_order' : 'saved')));
@@ -337,7 +280,7 @@ describe('history: batched journal ingest', () => {
 
   it('applies a backlog that interleaves several sessions, each in its own chain order', async () => {
     const reference = await rowByRow();
-    const chains = [new Chain(), new Chain(), new Chain()];
+    const chains = [newChain(), newChain(), newChain()];
     const last = await backlog(async () => {
       let seq = 0;
       for (let more = true; more;) {
@@ -359,12 +302,12 @@ describe('history: batched journal ingest', () => {
   });
 
   it('terminates an unstorable message and applies the row chained after it as a gap, holding back nothing else', async () => {
-    const steps: Step[] = [1, 2, 3].map((n) => ({
+    const steps: JournalStep[] = [1, 2, 3].map((n) => ({
       kind: 'update',
       snapshot: { messages: Array.from({ length: n }, (_, i) => user(`m${i}`)) },
     }));
-    const broken = new Chain(steps);
-    const healthy = new Chain(steps);
+    const broken = newChain(steps);
+    const healthy = newChain(steps);
     const last = await backlog(async () => {
       await broken.publishNext();
       await healthy.publishNext();
@@ -389,7 +332,7 @@ describe('history: batched journal ingest', () => {
   });
 
   it('stores the rows after one a dead replica holds at once, reading that row from the stream', async () => {
-    const chain = new Chain([
+    const chain = newChain([
       { kind: 'update', snapshot: { messages: [user('u1')] } },
       { kind: 'submission', submission: pending },
       {
@@ -447,7 +390,7 @@ describe('history: batched journal ingest', () => {
   });
 
   it('changes nothing when the whole stream is delivered again', async () => {
-    const chain = new Chain();
+    const chain = newChain();
     let last = 0;
     for (let seq = await chain.publishNext(); seq !== null; seq = await chain.publishNext()) last = seq;
     await h.caughtUp(last);

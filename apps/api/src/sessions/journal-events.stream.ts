@@ -5,6 +5,8 @@ import {
   Limits,
   type HistoryJournalPageReply,
   type JournalCursor,
+  type JournalNotice,
+  type JournalPage,
   type JournalResetReason,
   type JournalSnapshot,
   type Subjects,
@@ -12,6 +14,7 @@ import {
 import { RpcRemoteError } from '#messaging';
 import type { Principal } from '../auth/principal.js';
 import type { SseConfig } from '../config.js';
+import { recordSseBatch } from '#telemetry';
 import { noteSseStream } from '../common/telemetry.js';
 import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
 
@@ -77,7 +80,9 @@ export class JournalEventStream {
       callback: (error, msg) => {
         if (error) return;
         try {
-          const notice = msg.json<{ epoch?: unknown; head?: unknown }>();
+          const notice = msg.json<Partial<JournalNotice>>();
+          // The commit's own page, for a stream standing where it starts: no read.
+          if (this.applyCommitted(notice)) return;
           // Already at or past this head in the same epoch: nothing to read.
           if (
             this.cursor &&
@@ -147,27 +152,59 @@ export class JournalEventStream {
           this.emitSnapshot('reset', reply.snapshot, reply.reset);
           continue;
         }
-        const { page } = reply;
-        if (
-          page.items.length > 0 ||
-          page.removedItemIds.length > 0 ||
-          page.window.nextCursor.sequence > this.cursor.sequence
-        ) {
-          const batch = {
-            cursor: page.window.nextCursor,
-            items: page.items,
-            removedItemIds: page.removedItemIds,
-            submissions: page.submissions,
-          };
-          this.cursor = page.window.nextCursor;
-          this.event('batch', { type: 'batch', sessionId: this.scope.sessionId, batch }, this.cursor);
-        }
-        if (!page.hasNewer) return;
+        this.emitPage(this.cursor, reply.page, 'read');
+        if (!reply.page.hasNewer) return;
       }
     } catch (error) {
       this.log.warn(`Journal stream of session ${this.scope.sessionId} failed: ${(error as Error).message}`);
       this.close();
     }
+  }
+
+  /** An `after` page read (or committed) from `cursor`, as one `batch` when it moves anything. */
+  private emitPage(cursor: JournalCursor, page: JournalPage, source: 'committed' | 'read'): void {
+    if (
+      page.items.length > 0 ||
+      page.removedItemIds.length > 0 ||
+      page.window.nextCursor.sequence > cursor.sequence
+    ) {
+      const batch = {
+        cursor: page.window.nextCursor,
+        items: page.items,
+        removedItemIds: page.removedItemIds,
+        submissions: page.submissions,
+      };
+      this.cursor = page.window.nextCursor;
+      this.event('batch', { type: 'batch', sessionId: this.scope.sessionId, batch }, this.cursor);
+      recordSseBatch(source);
+    }
+  }
+
+  /**
+   * Applies the page a commit notice carries when it is this stream's next page: the stream
+   * stands exactly where the page starts (same epoch and sequence), no read of its own is under
+   * way (that read's answer moves the cursor first), and the page is this owner's, access's and
+   * edge's (an edge picks its session ids, so the id alone proves nothing). False otherwise: the
+   * notice is then a plain wake-up.
+   */
+  private applyCommitted(notice: Partial<JournalNotice>): boolean {
+    const committed = notice.committed;
+    const cursor = this.cursor;
+    if (!committed || !cursor || this.pumping || this.closed || this.overflowing) return false;
+    const { principal, scope } = this;
+    if (
+      committed.actor_id !== principal.actorId ||
+      committed.access_id !== scope.accessId ||
+      committed.edge_id !== scope.edgeId ||
+      notice.epoch !== cursor.epoch ||
+      committed.from !== cursor.sequence ||
+      committed.page.epoch !== cursor.epoch ||
+      committed.page.window.nextCursor.epoch !== cursor.epoch
+    ) {
+      return false;
+    }
+    this.emitPage(cursor, committed.page, 'committed');
+    return true;
   }
 
   /** One `after` page; null when the stream ended (session gone). */

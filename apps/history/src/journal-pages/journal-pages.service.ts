@@ -7,19 +7,24 @@ import {
   type JournalItem,
   type JournalResetReason,
   type JournalSnapshot,
-  type JournalSubmissionView,
-  type DispatchState,
 } from '#contracts';
 import { StoredSessionNotFoundError } from '../common/errors.js';
 import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import {
+  afterPage,
+  afterParts,
+  byteLength,
+  itemOnWire,
+  submissionView,
+  type PageHead,
+} from './after-page.js';
+import {
   JournalPagesRepository,
   type AfterRead,
   type JournalHead,
   type StoredItem,
-  type StoredSubmission,
 } from './journal-pages.repository.js';
 
 /** Items of a backward page, oldest first, and whether older ones exist. */
@@ -27,8 +32,6 @@ interface BackwardPage {
   items: JournalItem[];
   hasOlder: boolean;
 }
-
-const byteLength = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /**
  * Submissions one page or snapshot carries at most (per kind, for a snapshot: open and settled).
@@ -249,68 +252,29 @@ export class JournalPagesService {
       }
       return wireItem;
     };
+    const pageHead: PageHead = {
+      sessionId: key.sessionId,
+      epoch: head.epoch,
+      head: head.head,
+      fence: head.fence,
+    };
     let window = rows.length;
     for (;;) {
       const taken = rows.slice(0, window);
-      const touched = [...new Set(taken.flatMap((row) => row.touched))];
-      const inWindow = new Set(touched);
-      // Already ordered by creation position (sequence, then ordinal).
-      const live = read.items.filter((item) => !item.deleted && inWindow.has(item.itemId));
-      const liveIds = new Set(live.map((item) => item.itemId));
-      const items = live.map(wire);
-      const removedItemIds = touched.filter((id) => !liveIds.has(id));
-      // Submission rows of the window, at their current state (a settlement overrides its pending).
-      const written = new Set(taken.flatMap((row) => (row.clientMessageId ? [row.clientMessageId] : [])));
-      const submissions = read.submissions
-        .filter((submission) => written.has(submission.clientMessageId))
-        .map(submissionView);
-      const size = items.reduce(
-        (sum, item) => sum + byteLength(item),
-        byteLength(removedItemIds) + byteLength(submissions),
-      );
-      if (size > Limits.JOURNAL_PAGE_MAX_BYTES && window > 1) {
+      const parts = afterParts(taken, read.items, read.submissions, wire);
+      if (parts.bytes > Limits.JOURNAL_PAGE_MAX_BYTES && window > 1) {
         window = Math.ceil(window / 2);
         continue;
       }
-      if (size > Limits.JOURNAL_PAGE_MAX_BYTES) this.fitGroup(items);
-      const last = taken[taken.length - 1]?.sequence;
-      const nextCursor = last !== undefined ? { epoch: head.epoch, sequence: Number(last) } : cursor;
-      const first = items[0];
-      const newest = items[items.length - 1];
-      return {
-        ok: true,
-        page: {
-          sessionId: key.sessionId,
-          epoch: head.epoch,
-          direction: 'after',
-          items,
-          removedItemIds,
-          submissions,
-          window: {
-            oldest: first ? { epoch: head.epoch, sequence: first.sequence } : null,
-            newest: newest ? { epoch: head.epoch, sequence: newest.sequence } : null,
-            nextCursor,
-          },
-          hasOlder: cursor.sequence > 0,
-          hasNewer: BigInt(nextCursor.sequence) < head.head,
-          fence: head.fence,
-        },
-      };
+      if (parts.bytes > Limits.JOURNAL_PAGE_MAX_BYTES) this.fitGroup(parts.items);
+      return { ok: true, page: afterPage(pageHead, cursor, taken, parts) };
     }
   }
 
   /** One stored item on the wire: decrypted, or a stand-in when it alone is over the item bound. */
   private wireItem(key: StoredSessionKey, item: StoredItem): JournalItem {
-    const base = {
-      itemId: item.itemId,
-      revision: item.revision,
-      sequence: Number(item.sequence),
-      observedAt: item.observedAt,
-    };
-    if (item.body === null) return { ...base, oversize: true };
-    const text = this.cipher.decrypt(item.body, Aad.item(key, item.itemId));
-    if (Buffer.byteLength(text) > Limits.JOURNAL_ITEM_MAX_BYTES) return { ...base, oversize: true };
-    return { ...base, body: JSON.parse(text) as Record<string, unknown> };
+    const text = item.body === null ? null : this.cipher.decrypt(item.body, Aad.item(key, item.itemId));
+    return itemOnWire(item, text);
   }
 }
 
@@ -322,19 +286,5 @@ function standIn(item: JournalItem): JournalItem {
     sequence: item.sequence,
     observedAt: item.observedAt,
     oversize: true,
-  };
-}
-
-function submissionView(stored: StoredSubmission): JournalSubmissionView {
-  return {
-    clientMessageId: stored.clientMessageId,
-    fence: stored.fence,
-    payloadFingerprint: stored.payloadFingerprint,
-    dispatchState: stored.dispatchState as DispatchState,
-    reason: stored.reason,
-    itemId: stored.itemId,
-    sequence: Number(stored.sequence),
-    submittedAt: stored.submittedAt,
-    resolvedAt: stored.resolvedAt,
   };
 }

@@ -77,7 +77,7 @@ function stateOf(key: StoredSessionKey): Prisma.Sql {
 }
 
 /** Milliseconds since the epoch of a timestamptz(3) column (exact: whole milliseconds). */
-function millis(column: string): Prisma.Sql {
+export function millis(column: string): Prisma.Sql {
   return Prisma.raw(`floor(extract(epoch FROM ${column}) * 1000)::bigint`);
 }
 
@@ -87,9 +87,9 @@ const ITEM_JSON = Prisma.sql`json_build_array(i.item_id, i.revision, i.sequence:
 type ItemJson = [string, number, string, number, number, string | null, boolean];
 
 /** A submission as a JSON array, decoded by `submissionOf`. */
-const SUBMISSION_JSON = Prisma.sql`json_build_array(j.client_message_id, j.fence, j.payload_fingerprint,
+export const SUBMISSION_JSON = Prisma.sql`json_build_array(j.client_message_id, j.fence, j.payload_fingerprint,
   j.dispatch_state, j.reason, j.item_id, j.sequence::text, ${millis('j.submitted_at')}, ${millis('j.resolved_at')})`;
-type SubmissionJson = [
+export type SubmissionJson = [
   string,
   number,
   string,
@@ -111,7 +111,7 @@ const itemOf = ([itemId, revision, sequence, ordinal, observedAt, body, deleted]
   deleted,
 });
 
-const submissionOf = ([
+export const submissionOf = ([
   clientMessageId,
   fence,
   payloadFingerprint,

@@ -1,7 +1,15 @@
 // What the journal-fold specs build their rows, plans and reads from.
 import type { Submission } from '#contracts';
 import type { StoredItemState } from './journal-reducer.js';
-import type { BatchReads, BatchRow, ItemPlan, JournalStateView, RowPosition } from './journal-records.js';
+import type { StoredSubmission } from '../journal-pages/journal-pages.sql.js';
+import type {
+  BatchReads,
+  BatchRow,
+  ItemCreation,
+  ItemPlan,
+  JournalStateView,
+  RowPosition,
+} from './journal-records.js';
 import type { StoredSubmissionState } from './submission-reducer.js';
 
 export const KEY = { ownerId: 'owner', accessId: 'a'.repeat(32), edgeId: 7n, sessionId: 'session' };
@@ -39,6 +47,7 @@ export function show(...ids: string[]) {
         ordinal,
         created: true,
         body: bytes(ordinal),
+        text: JSON.stringify({ type: 'message', role: 'assistant', text: itemId }),
         digest: `d:${itemId}`,
       })),
       tombstones: [...stored]
@@ -58,6 +67,7 @@ export function edit(itemId: string) {
       ordinal: 0,
       created: false,
       body: bytes(revision),
+      text: JSON.stringify({ type: 'message', role: 'assistant', text: `${itemId}@${revision}` }),
       digest: `e${revision}`,
     };
     return { upserts: [upsert], tombstones: [] };
@@ -129,8 +139,16 @@ export function reads(
   state?: JournalStateView,
   items: [string, StoredItemState][] = [],
   submissions: [string, StoredSubmissionState][] = [],
+  positions: [string, ItemCreation][] = [],
+  storedSubmissions: StoredSubmission[] = [],
 ): BatchReads {
-  return { state, items: new Map(items), submissions: new Map(submissions) };
+  return {
+    state,
+    items: new Map(items),
+    positions: new Map(positions),
+    submissions: new Map(submissions),
+    storedSubmissions: new Map(storedSubmissions.map((stored) => [stored.clientMessageId, stored])),
+  };
 }
 
 /** A chain of snapshot rows 1..n on stream sequences 1..n, each showing one more item. */

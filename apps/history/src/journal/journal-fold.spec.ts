@@ -177,6 +177,7 @@ describe('foldBatch', () => {
       outcomes: ['unchanged', 'unchanged', 'unchanged'],
       writes: null,
       cleared: false,
+      page: null,
     });
   });
 
@@ -197,6 +198,7 @@ describe('foldBatch', () => {
       outcomes: ['out_of_order', 'out_of_order'],
       writes: null,
       cleared: false,
+      page: null,
     });
   });
 });

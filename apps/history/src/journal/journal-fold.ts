@@ -23,6 +23,7 @@ import type {
   SubmissionRecord,
   SubmissionWrite,
 } from './journal-records.js';
+import { commitPage, type CommitPage } from './journal-commit-page.js';
 import { reduceSubmission, type StoredSubmissionState } from './submission-reducer.js';
 
 /** What a row's turn in its subject's stream order comes to (see `takeTurn`). */
@@ -72,6 +73,8 @@ export interface FoldResult {
   writes: BatchWrites | null;
   /** A row opened a new epoch: the stored items are deleted before the writes. */
   cleared: boolean;
+  /** The `after` page the commit leaves for a reader at the previous head, when it can be cut. */
+  page: CommitPage | null;
 }
 
 /**
@@ -91,7 +94,12 @@ export function foldBatch(
   const fold = new SessionFold(read);
   const outcomes = rows.map((row) => fold.apply(row));
   const writes = fold.writes(key, locked, syncedAt);
-  return { outcomes, writes, cleared: writes !== null && fold.rolled };
+  return {
+    outcomes,
+    writes,
+    cleared: writes !== null && fold.rolled,
+    page: writes === null ? null : fold.commitPage(writes, read),
+  };
 }
 
 /** An item's reduced state as a batch leaves it, collapsed over the batch's rows. */
@@ -104,6 +112,10 @@ class SessionFold {
   private items: Map<string, StoredItemState>;
   private inDb: ReadonlySet<string>;
   private readonly itemWrites = new Map<string, ItemWriteState>();
+  /** The body text of each item as last upserted (the commit's page shows it). */
+  private readonly texts = new Map<string, string>();
+  /** A row opened a new epoch or was forced past a gap: a page read answers a reset, not a page. */
+  private unpaged = false;
   private readonly submissions: Map<string, StoredSubmissionState>;
   private readonly submissionWrites = new Map<string, SubmissionWrite>();
   private readonly receipts: ReceiptWrite[] = [];
@@ -133,6 +145,7 @@ class SessionFold {
     if (turn.kind === 'duplicate') return 'unchanged';
     if (turn.kind === 'out_of_order') return 'out_of_order';
     if (turn.rolled) this.startEpoch();
+    if (turn.rolled || position.force) this.unpaged = true;
     this.current = turn.state;
     this.head = { epoch: row.record.epoch, position };
     if (row.kind === 'snapshot') {
@@ -170,8 +183,10 @@ class SessionFold {
         : undefined;
       const state = { revision: item.revision, body: item.body, digest: item.digest, deleted: false };
       this.setItem(item.itemId, state, created);
+      this.texts.set(item.itemId, item.text);
     }
     for (const tomb of plan.tombstones) {
+      this.texts.delete(tomb.itemId);
       this.setItem(tomb.itemId, { revision: tomb.revision, body: null, digest: null, deleted: true });
     }
     this.window = structured.window;
@@ -212,6 +227,21 @@ class SessionFold {
     this.items.set(itemId, { revision: state.revision, digest: state.digest, deleted: state.deleted });
     const position = created ?? this.itemWrites.get(itemId)?.created;
     this.itemWrites.set(itemId, { ...state, ...(position ? { created: position } : {}) });
+  }
+
+  /** The page a reader at the head before the batch would read right after its commit. */
+  commitPage(writes: BatchWrites, read: BatchReads): CommitPage | null {
+    if (this.unpaged) return null;
+    return commitPage({
+      key: writes.key,
+      epoch: writes.head.epoch,
+      fence: writes.head.fence,
+      rows: writes.journal,
+      items: this.itemWrites,
+      texts: this.texts,
+      submissions: this.submissionWrites,
+      read,
+    });
   }
 
   writes(key: StoredSessionKey, locked: { revision: bigint } | null, syncedAt: Date): BatchWrites | null {

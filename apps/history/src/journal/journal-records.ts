@@ -4,6 +4,7 @@
 import type { Submission } from '#contracts';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import type { StoredItemState } from './journal-reducer.js';
+import type { StoredSubmission } from '../journal-pages/journal-pages.sql.js';
 import type { StoredSubmissionState } from './submission-reducer.js';
 
 /** One item write of a reduction, content already encrypted. */
@@ -13,6 +14,8 @@ export interface ItemWrite {
   ordinal: number;
   created: boolean;
   body: Uint8Array<ArrayBuffer>;
+  /** The body's JSON text, the plaintext of `body`: kept in memory for the commit's page only. */
+  text: string;
   digest: string;
 }
 
@@ -134,7 +137,19 @@ export interface BatchReads {
    */
   storedPage?: PageWrite;
   items: Map<string, StoredItemState>;
+  /** Where each stored item was created: its row, its place in that row and when. */
+  positions: Map<string, ItemCreation>;
   submissions: Map<string, StoredSubmissionState>;
+  /** The same submissions in full (the commit's page shows a settled one at its new state). */
+  storedSubmissions: Map<string, StoredSubmission>;
+}
+
+/** Where an item was created: the row, its place among that row's new items, and when. */
+export interface ItemCreation {
+  sequence: bigint;
+  ordinal: number;
+  /** Milliseconds since the epoch. */
+  observedAt: number;
 }
 
 /** An item as a batch leaves it. `created` is set when a row of the batch created (or revived) it. */

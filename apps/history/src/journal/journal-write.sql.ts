@@ -6,6 +6,12 @@
 import { Prisma } from '#persistence';
 import type { DispatchState } from '#contracts';
 import { lockSessionRow, type StoredSessionKey } from '../common/session-rows.js';
+import {
+  millis,
+  SUBMISSION_JSON,
+  submissionOf,
+  type SubmissionJson,
+} from '../journal-pages/journal-pages.sql.js';
 import type { BatchReads, BatchWrites, SessionColumns } from './journal-records.js';
 
 /** The access and the session row, as the lock statement leaves them. */
@@ -125,8 +131,8 @@ type ReadRow = {
   window: number | null;
   last_stream_seq: bigint | null;
   fence: number | null;
-  items: [string, number, string | null, boolean][] | null;
-  submissions: [string, string, string][] | null;
+  items: [string, number, string | null, boolean, string, number, number][] | null;
+  submissions: SubmissionJson[] | null;
 };
 
 /**
@@ -152,7 +158,7 @@ export async function readSessions(
         NULL::int AS "window") st ON true`;
   const submissions =
     wanted.length > 0
-      ? Prisma.sql`(SELECT json_agg(json_build_array(j.client_message_id, j.dispatch_state, j.payload_fingerprint))
+      ? Prisma.sql`(SELECT json_agg(${SUBMISSION_JSON})
           FROM unnest(${wanted.map((want) => want.sessionId)}::text[], ${wanted.map((want) => want.id)}::text[])
             AS w(session_id, client_message_id)
           JOIN journal_submissions j
@@ -161,29 +167,44 @@ export async function readSessions(
       : Prisma.sql`NULL::json`;
   const rows = await tx.$queryRaw<ReadRow[]>`
     SELECT k.session_id, st.epoch, st.last_stream_seq, st.fence, st."window",
-      CASE WHEN k.items THEN (SELECT json_agg(json_build_array(i.item_id, i.revision, i.body_digest, i.deleted))
+      CASE WHEN k.items THEN (SELECT json_agg(json_build_array(i.item_id, i.revision, i.body_digest, i.deleted,
+          i.sequence::text, i.ordinal, ${millis('i.observed_at')}))
         FROM journal_items i WHERE i.session_id = k.session_id) END AS items,
       ${submissions} AS submissions
     FROM unnest(${requests.map((request) => request.sessionId)}::text[],
       ${requests.map((request) => request.items)}::bool[]) WITH ORDINALITY AS k(session_id, items, ord)
     ${state}
     ORDER BY k.ord`;
-  return rows.map((row) => ({
-    state:
-      row.epoch === null
-        ? undefined
-        : { epoch: row.epoch, lastStreamSequence: BigInt(row.last_stream_seq!), fence: row.fence! },
-    ...(row.window === null ? {} : { window: row.window }),
-    items: new Map(
-      (row.items ?? []).map(([itemId, revision, digest, deleted]) => [itemId, { revision, digest, deleted }]),
-    ),
-    submissions: new Map(
-      (row.submissions ?? []).map(([id, dispatchState, fingerprint]) => [
-        id,
-        { dispatchState: dispatchState as DispatchState, payloadFingerprint: fingerprint },
-      ]),
-    ),
-  }));
+  return rows.map((row) => {
+    const items = row.items ?? [];
+    const submissions = (row.submissions ?? []).map(submissionOf);
+    return {
+      state:
+        row.epoch === null
+          ? undefined
+          : { epoch: row.epoch, lastStreamSequence: BigInt(row.last_stream_seq!), fence: row.fence! },
+      ...(row.window === null ? {} : { window: row.window }),
+      items: new Map(
+        items.map(([itemId, revision, digest, deleted]) => [itemId, { revision, digest, deleted }]),
+      ),
+      positions: new Map(
+        items.map(([itemId, , , , sequence, ordinal, observedAt]) => [
+          itemId,
+          { sequence: BigInt(sequence), ordinal, observedAt: Number(observedAt) },
+        ]),
+      ),
+      submissions: new Map(
+        submissions.map((stored) => [
+          stored.clientMessageId,
+          {
+            dispatchState: stored.dispatchState as DispatchState,
+            payloadFingerprint: stored.payloadFingerprint,
+          },
+        ]),
+      ),
+      storedSubmissions: new Map(submissions.map((stored) => [stored.clientMessageId, stored])),
+    };
+  });
 }
 
 /**

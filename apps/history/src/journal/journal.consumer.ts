@@ -28,10 +28,11 @@ import {
   JournalOutOfOrderError,
   JournalService,
   UnstorableEntryError,
-  type BatchEntryOutcome,
   type Delivery,
+  type PersistedBatch,
   type PersistOutcome,
 } from './journal.service.js';
+import type { CommitPage } from './journal-commit-page.js';
 import { SessionBatcher } from './session-batcher.js';
 
 /** How long JetStream waits for an ack before redelivering: one save is a short transaction. */
@@ -200,10 +201,10 @@ export class JournalConsumer implements BackgroundService {
       this.journal.persistBatch(
         entries.map(({ msg, entry }) => ({ message: entry, delivery: this.deliveryOf(msg, entry) })),
       );
-    let outcomes: BatchEntryOutcome[];
+    let persisted: PersistedBatch;
     try {
       // A lone message is traced in a span of its own, several as one batch span.
-      outcomes =
+      persisted =
         entries.length === 1
           ? await consumeTraced(entries[0]!.msg, consumer, persist)
           : await consumeBatchTraced(
@@ -223,16 +224,17 @@ export class JournalConsumer implements BackgroundService {
       for (const entry of entries) await this.store([entry], performance.now());
       return;
     }
-    await this.settleOutcomes(entries, outcomes, started);
+    await this.settleOutcomes(entries, persisted, started);
   }
 
   /**
    * Acks, nak's (its predecessor is missing: the hole is filled first) or terminates (unstorable)
-   * each message on its own outcome; one notice per session carries its new head.
+   * each message on its own outcome; one notice per session carries its new head, and the page
+   * its commit left when one reaches exactly that head.
    */
   private async settleOutcomes(
     entries: readonly Parsed[],
-    outcomes: readonly BatchEntryOutcome[],
+    { outcomes, pages }: PersistedBatch,
     started: number,
   ): Promise<void> {
     const heads = new Map<string, JournalNoticePayload>();
@@ -255,8 +257,9 @@ export class JournalConsumer implements BackgroundService {
         msg.ack();
       }
     });
-    // One notice per session: subscribers read their own pages from the head they last saw.
-    for (const head of heads.values()) this.publishNotice(head);
+    // One notice per session: subscribers at the page's start apply it, the others read their own
+    // pages from the head they last saw.
+    for (const head of heads.values()) this.publishNotice(withPage(head, pages));
     // A hole on first delivery is nearly always a predecessor another replica is writing right
     // now (replicas share the durable, so one session's rows interleave between them): it is
     // tried again in a moment, in a batch. Repairing it at once costs a stream read and a
@@ -287,8 +290,8 @@ export class JournalConsumer implements BackgroundService {
   }
 
   private publishNotice(notice: JournalNoticePayload): void {
-    // Wakes live subscribers (api SSE streams); each one reads its own pages from history,
-    // so a lost notice only delays a stream until its next wake-up, never loses a row.
+    // Wakes live subscribers (api SSE streams); each one applies the page or reads its own from
+    // history, so a lost notice only delays a stream until its next wake-up, never loses a row.
     this.bus.nc.publish(this.bus.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
   }
 
@@ -362,4 +365,27 @@ export class JournalConsumer implements BackgroundService {
     }
     msg.nak(delay);
   }
+}
+
+/**
+ * The notice with the last page that ends exactly at its head (a session's rows may have been
+ * committed in more than one transaction of the batch: only the last page reaches the head).
+ */
+function withPage(head: JournalNoticePayload, pages: readonly CommitPage[]): JournalNoticePayload {
+  const found = pages.findLast(
+    ({ key, page }) =>
+      key.sessionId === head.session_id &&
+      page.epoch === head.epoch &&
+      page.window.nextCursor.sequence === head.head,
+  );
+  if (!found) return head;
+  const { key, from, page } = found;
+  const committed = {
+    actor_id: key.ownerId,
+    access_id: key.accessId,
+    edge_id: String(key.edgeId),
+    from: Number(from),
+    page,
+  };
+  return { ...head, committed };
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PRISMA, PrismaClient, type Prisma } from '#persistence';
 import type { StoredSessionKey } from '../common/session-rows.js';
+import type { CommitPage } from './journal-commit-page.js';
 import { foldBatch, sessionColumns } from './journal-fold.js';
 import type {
   BatchOutcome,
@@ -35,6 +36,12 @@ export interface UnsequencedRecord extends SnapshotFields, SessionSeal {
   journalPayload: Uint8Array<ArrayBuffer>;
 }
 
+/** One outcome list per batch, and the page each committed batch left (when one could be cut). */
+export interface SavedBatches {
+  outcomes: BatchOutcome[][];
+  pages: CommitPage[];
+}
+
 /** A batch that writes: its place in the caller's list and its session row (null: none yet). */
 interface LiveBatch {
   index: number;
@@ -58,11 +65,13 @@ export class JournalRepository {
    * rows, in key order so two writers never wait on each other in a cycle), states and reads,
    * write, commit; a session's first batch adds its insert, an epoch roll one delete. A session
    * whose access is gone or whose row is a tombstone writes nothing. If any statement fails the
-   * whole transaction rolls back and the caller retries (message by message).
+   * whole transaction rolls back and the caller retries (message by message). Each committed
+   * batch's `after` page comes back too (journal-commit-page.ts), for the commit notice.
    */
-  async saveBatches(batches: readonly SessionBatch[]): Promise<BatchOutcome[][]> {
+  async saveBatches(batches: readonly SessionBatch[]): Promise<SavedBatches> {
     const outcomes: BatchOutcome[][] = batches.map(() => []);
-    if (batches.length === 0) return outcomes;
+    const pages: CommitPage[] = [];
+    if (batches.length === 0) return { outcomes, pages };
     if (new Set(batches.map((batch) => batch.key.sessionId)).size !== batches.length) {
       // The reads of one session must see its earlier writes: one batch per session per transaction.
       throw new Error('saveBatches takes one batch per session.');
@@ -70,7 +79,7 @@ export class JournalRepository {
     return this.db.$transaction(async (tx) => {
       const now = new Date();
       const live = await lockBatches(tx, batches, outcomes, now);
-      if (live.length === 0) return outcomes;
+      if (live.length === 0) return { outcomes, pages };
       const reads = await readBatches(tx, live);
       const writes: BatchWrites[] = [];
       const cleared: string[] = [];
@@ -79,10 +88,11 @@ export class JournalRepository {
         outcomes[index] = folded.outcomes;
         if (folded.writes) writes.push(folded.writes);
         if (folded.cleared) cleared.push(batch.key.sessionId);
+        if (folded.page) pages.push(folded.page);
       });
       if (cleared.length > 0) await clearItems(tx, cleared);
       if (writes.length > 0) await writeBatches(tx, writes);
-      return outcomes;
+      return { outcomes, pages };
     });
   }
 

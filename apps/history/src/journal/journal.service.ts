@@ -22,6 +22,7 @@ import type {
   StructuredRecord,
   SubmissionRecord,
 } from './journal-records.js';
+import type { CommitPage } from './journal-commit-page.js';
 import { JournalRepository, type UnsequencedRecord } from './journal.repository.js';
 
 /** Where a message sits in the stream, as the consumer knows it. */
@@ -61,6 +62,12 @@ type Unsequenced = { kind: 'unsequenced'; record: UnsequencedRecord };
 /** What became of one message of a session-batch. */
 export type BatchEntryOutcome = PersistOutcome | 'out_of_order' | { unstorable: string };
 
+/** One outcome per message, and the pages the commits left (see JournalRepository.saveBatches). */
+export interface PersistedBatch {
+  outcomes: BatchEntryOutcome[];
+  pages: CommitPage[];
+}
+
 @Injectable()
 export class JournalService {
   private readonly log = new Logger(JournalService.name);
@@ -75,7 +82,9 @@ export class JournalService {
    * never be stored, JournalOutOfOrderError when its predecessor is not applied yet.
    */
   async persist(message: JournalMessage, delivery: Delivery): Promise<PersistOutcome> {
-    const [outcome] = await this.persistBatch([{ message, delivery }]);
+    const {
+      outcomes: [outcome],
+    } = await this.persistBatch([{ message, delivery }]);
     if (outcome === 'out_of_order') throw new JournalOutOfOrderError(message.session_id);
     if (typeof outcome === 'object') throw new UnstorableEntryError(outcome.unstorable);
     return outcome ?? 'unchanged';
@@ -90,10 +99,12 @@ export class JournalService {
    * the chain, is stored on its own, after the runs before it. Returns one outcome per entry,
    * in the order given; throws when a transaction failed (the caller retries message by
    * message; the transactions before it stay committed, and a redelivery of their rows changes
-   * nothing).
+   * nothing). The pages the commits left (one per session-batch that could cut one, in commit
+   * order) come back beside the outcomes, for the commit notices.
    */
-  async persistBatch(entries: readonly BatchEntry[]): Promise<BatchEntryOutcome[]> {
+  async persistBatch(entries: readonly BatchEntry[]): Promise<PersistedBatch> {
     const outcomes: (BatchEntryOutcome | undefined)[] = entries.map(() => undefined);
+    const pages: CommitPage[] = [];
     type Run = { key: StoredSessionKey; id: string; rows: BatchRow[]; at: number[] };
     let runs: Run[] = [];
     const flush = async () => {
@@ -107,8 +118,9 @@ export class JournalService {
           sealStoredPage: (payload) => this.storedPage(run.key, payload),
         })),
       );
+      pages.push(...done.pages);
       pending.forEach((run, index) => {
-        const results = done[index]!;
+        const results = done.outcomes[index]!;
         run.at.forEach((entry, position) => (outcomes[entry] = results[position]!));
         this.logNoAccess(results, run.key.sessionId, run.key.accessId);
       });
@@ -145,7 +157,7 @@ export class JournalService {
       run.at.push(index);
     }
     await flush();
-    return outcomes.map((outcome) => outcome ?? 'unchanged');
+    return { outcomes: outcomes.map((outcome) => outcome ?? 'unchanged'), pages };
   }
 
   /** The stored session a message belongs to; null for a transient preview (no saved access). */
@@ -298,14 +310,18 @@ export class JournalService {
       plan: (stored) => {
         const reduction = reduce(stored, entry.snapshot, digest);
         return {
-          upserts: reduction.upserts.map((change) => ({
-            itemId: change.itemId,
-            revision: change.revision,
-            ordinal: change.ordinal,
-            created: change.created,
-            body: this.cipher.encryptJson(change.body, Aad.item(key, change.itemId)),
-            digest: reduction.digests.get(change.itemId) ?? digest(change.itemId, change.body),
-          })),
+          upserts: reduction.upserts.map((change) => {
+            const text = JSON.stringify(change.body);
+            return {
+              itemId: change.itemId,
+              revision: change.revision,
+              ordinal: change.ordinal,
+              created: change.created,
+              body: this.cipher.encrypt(text, Aad.item(key, change.itemId)),
+              text,
+              digest: reduction.digests.get(change.itemId) ?? digest(change.itemId, change.body),
+            };
+          }),
           tombstones: reduction.tombstones,
         };
       },

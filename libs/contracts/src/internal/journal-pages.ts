@@ -131,4 +131,20 @@ export interface JournalNotice {
   session_id: string;
   epoch: string;
   head: number;
+  /**
+   * What a reader standing at `{epoch, from}` reads next: the `after` page from there, exactly
+   * as history answers it right after this commit, and the session scope it belongs to (a
+   * session id alone is the edge's to choose, so a reader checks owner, access and edge before
+   * it uses the page). Absent when the commit could not cut one; readers then read.
+   */
+  committed?: CommittedPage;
+}
+
+/** The page a commit notice carries (JournalNotice.committed). */
+export interface CommittedPage {
+  actor_id: string;
+  access_id: string;
+  edge_id: string;
+  from: number;
+  page: JournalPage;
 }
