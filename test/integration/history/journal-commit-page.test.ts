@@ -45,8 +45,8 @@ const pending: Submission = {
   dispatch_state: 'pending',
   submitted_at: 1_700_000_000_000,
 };
-/** Over the 64 KiB item bound: a stand-in on the wire. */
-const OVERSIZE = 'o'.repeat(70 * 1024);
+/** Over the 64 KiB item bound in bytes (not in characters): a stand-in on the wire. */
+const OVERSIZE = 'é'.repeat(40 * 1024);
 /** Under the item bound, but five of them are over the 256 KiB page budget. */
 const large = (n: number) => `${n}`.padEnd(60 * 1024, 'l');
 

@@ -48,6 +48,8 @@ export function afterParts<Item extends ItemState>(
   items: readonly Item[],
   submissions: readonly StoredSubmission[],
   wire: (item: Item) => JournalItem,
+  /** An item's JSON byte length; a caller that knows it spares the serialisation. */
+  sizeOf: (item: JournalItem) => number = byteLength,
 ): AfterParts {
   const touched = [...new Set(taken.flatMap((row) => row.touched))];
   const inWindow = new Set(touched);
@@ -61,7 +63,7 @@ export function afterParts<Item extends ItemState>(
     .filter((submission) => written.has(submission.clientMessageId))
     .map(submissionView);
   const bytes = wired.reduce(
-    (sum, item) => sum + byteLength(item),
+    (sum, item) => sum + sizeOf(item),
     byteLength(removedItemIds) + byteLength(views),
   );
   return { items: wired, removedItemIds, submissions: views, bytes };
@@ -119,15 +121,29 @@ export interface ItemPosition {
  * there is none or it alone is over the item bound.
  */
 export function itemOnWire(item: ItemPosition, text: string | null): JournalItem {
-  const base = {
+  if (text === null || Buffer.byteLength(text) > Limits.JOURNAL_ITEM_MAX_BYTES) return standIn(item);
+  return { ...wireBase(item), body: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** What every item on the wire states besides its body. */
+export function wireBase(item: ItemPosition): Omit<JournalItem, 'body' | 'oversize'> {
+  return {
     itemId: item.itemId,
     revision: item.revision,
     sequence: Number(item.sequence),
     observedAt: item.observedAt,
   };
-  if (text === null || Buffer.byteLength(text) > Limits.JOURNAL_ITEM_MAX_BYTES)
-    return { ...base, oversize: true };
-  return { ...base, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** An item without its body: none is kept, or it is over a bound. The client knows it exists. */
+export function standIn(item: ItemPosition | JournalItem): JournalItem {
+  return {
+    itemId: item.itemId,
+    revision: item.revision,
+    sequence: Number(item.sequence),
+    observedAt: item.observedAt,
+    oversize: true,
+  };
 }
 
 export function submissionView(stored: StoredSubmission): JournalSubmissionView {

@@ -17,6 +17,7 @@ import {
   afterParts,
   byteLength,
   itemOnWire,
+  standIn,
   submissionView,
   type PageHead,
 } from './after-page.js';
@@ -276,15 +277,4 @@ export class JournalPagesService {
     const text = item.body === null ? null : this.cipher.decrypt(item.body, Aad.item(key, item.itemId));
     return itemOnWire(item, text);
   }
-}
-
-/** The full body stays stored; the client knows the item exists at this revision. */
-function standIn(item: JournalItem): JournalItem {
-  return {
-    itemId: item.itemId,
-    revision: item.revision,
-    sequence: item.sequence,
-    observedAt: item.observedAt,
-    oversize: true,
-  };
 }

@@ -5,12 +5,14 @@
 // seconds behind (docs/benchmarks.md, "B2: the page rides on the notice"). The projection is the
 // page read's own (journal-pages/after-page.ts); anything that read would answer differently
 // (another epoch, a forced row, a page over its bounds) gets no page, and readers read.
-import { Limits, type JournalPage } from '#contracts';
+import { Limits, type JournalItem, type JournalPage } from '#contracts';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import {
   afterPage,
   afterParts,
-  itemOnWire,
+  byteLength,
+  standIn,
+  wireBase,
   type ItemPosition,
   type ItemState,
 } from '../journal-pages/after-page.js';
@@ -20,6 +22,7 @@ import type {
   ItemCreation,
   ItemRow,
   JournalRowWrite,
+  PlainBody,
   SubmissionWrite,
 } from './journal-records.js';
 
@@ -39,13 +42,16 @@ export interface CommittedBatch {
   rows: readonly JournalRowWrite[];
   /** Every touched item's state as the batch leaves it (`created` when a row of it created the item). */
   items: ReadonlyMap<string, Omit<ItemRow, 'itemId'>>;
-  /** The body text of every item the batch upserted, as last upserted. */
-  texts: ReadonlyMap<string, string>;
+  /** The body of every item the batch upserted, as last upserted, in the clear. */
+  bodies: ReadonlyMap<string, PlainBody>;
   submissions: ReadonlyMap<string, SubmissionWrite>;
   read: Pick<BatchReads, 'positions' | 'storedSubmissions'>;
 }
 
-type PagedItem = ItemState & ItemPosition & ItemCreation & { text: string | null };
+type PagedItem = ItemState & ItemPosition & ItemCreation & { body: PlainBody | null };
+
+/** `,"body":` between an item's other fields and its body. */
+const BODY_KEY_BYTES = Buffer.byteLength(',"body":');
 
 /**
  * The page, or null when it would not be exactly what a page read answers: rows that do not
@@ -61,7 +67,20 @@ export function commitPage(batch: CommittedBatch): CommitPage | null {
   const items = pagedItems(batch);
   if (items === null) return null;
   const from = first.sequence - 1n;
-  const parts = afterParts(rows, items, currentSubmissions(batch), (item) => itemOnWire(item, item.text));
+  // The bodies are the reducer's own objects: their JSON is the text history encrypted, whose
+  // length is known, so no body is serialised or parsed here (the notice serialises it once).
+  const sizes = new Map<JournalItem, number>();
+  const wire = (item: PagedItem): JournalItem => {
+    const { body } = item;
+    if (body === null || body.bytes > Limits.JOURNAL_ITEM_MAX_BYTES) return standIn(item);
+    const base = wireBase(item);
+    // A render body is a JSON object; the wire type only says so more loosely.
+    const wired: JournalItem = { ...base, body: body.value as unknown as Record<string, unknown> };
+    sizes.set(wired, byteLength(base) + BODY_KEY_BYTES + body.bytes);
+    return wired;
+  };
+  const sizeOf = (item: JournalItem) => sizes.get(item) ?? byteLength(item);
+  const parts = afterParts(rows, items, currentSubmissions(batch), wire, sizeOf);
   if (parts.bytes > Limits.JOURNAL_PAGE_MAX_BYTES) return null;
   const head = {
     sessionId: batch.key.sessionId,
@@ -87,9 +106,9 @@ function pagedItems(batch: CommittedBatch): PagedItem[] | null {
       ? { sequence: created.sequence, ordinal: created.ordinal, observedAt: created.observedAt.getTime() }
       : batch.read.positions.get(itemId);
     if (!state || !creation) return null;
-    const text = state.deleted ? null : (batch.texts.get(itemId) ?? null);
-    if (!state.deleted && text === null) return null;
-    items.push({ itemId, revision: state.revision, deleted: state.deleted, ...creation, text });
+    const body = state.deleted ? null : (batch.bodies.get(itemId) ?? null);
+    if (!state.deleted && body === null) return null;
+    items.push({ itemId, revision: state.revision, deleted: state.deleted, ...creation, body });
   }
   return items.sort((a, b) =>
     a.sequence === b.sequence ? a.ordinal - b.ordinal : a.sequence < b.sequence ? -1 : 1,

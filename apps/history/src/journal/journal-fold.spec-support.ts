@@ -1,6 +1,6 @@
 // What the journal-fold specs build their rows, plans and reads from.
 import type { Submission } from '#contracts';
-import type { StoredItemState } from './journal-reducer.js';
+import type { RenderBody, StoredItemState } from './journal-reducer.js';
 import type { StoredSubmission } from '../journal-pages/journal-pages.sql.js';
 import type {
   BatchReads,
@@ -8,6 +8,7 @@ import type {
   ItemCreation,
   ItemPlan,
   JournalStateView,
+  PlainBody,
   RowPosition,
 } from './journal-records.js';
 import type { StoredSubmissionState } from './submission-reducer.js';
@@ -36,6 +37,12 @@ export function position(at: At): RowPosition {
   };
 }
 
+/** An assistant message's body in the clear, as a plan carries it. */
+export function plain(text: string): PlainBody {
+  const value: RenderBody = { type: 'message', role: 'assistant', text };
+  return { value, bytes: Buffer.byteLength(JSON.stringify(value)) };
+}
+
 /** A plan that shows exactly `ids`: new (or tombstoned) ids are created, missing live ids tombstoned. */
 export function show(...ids: string[]) {
   return (stored: ReadonlyMap<string, StoredItemState>): ItemPlan => {
@@ -47,7 +54,7 @@ export function show(...ids: string[]) {
         ordinal,
         created: true,
         body: bytes(ordinal),
-        text: JSON.stringify({ type: 'message', role: 'assistant', text: itemId }),
+        plain: plain(itemId),
         digest: `d:${itemId}`,
       })),
       tombstones: [...stored]
@@ -67,7 +74,7 @@ export function edit(itemId: string) {
       ordinal: 0,
       created: false,
       body: bytes(revision),
-      text: JSON.stringify({ type: 'message', role: 'assistant', text: `${itemId}@${revision}` }),
+      plain: plain(`${itemId}@${revision}`),
       digest: `e${revision}`,
     };
     return { upserts: [upsert], tombstones: [] };

@@ -14,6 +14,7 @@ import type {
   JournalRowWrite,
   JournalStateView,
   PageWrite,
+  PlainBody,
   ReceiptWrite,
   RowPosition,
   SessionColumns,
@@ -112,8 +113,8 @@ class SessionFold {
   private items: Map<string, StoredItemState>;
   private inDb: ReadonlySet<string>;
   private readonly itemWrites = new Map<string, ItemWriteState>();
-  /** The body text of each item as last upserted (the commit's page shows it). */
-  private readonly texts = new Map<string, string>();
+  /** The body of each item as last upserted, in the clear (the commit's page shows it). */
+  private readonly plains = new Map<string, PlainBody>();
   /** A row opened a new epoch or was forced past a gap: a page read answers a reset, not a page. */
   private unpaged = false;
   private readonly submissions: Map<string, StoredSubmissionState>;
@@ -183,10 +184,10 @@ class SessionFold {
         : undefined;
       const state = { revision: item.revision, body: item.body, digest: item.digest, deleted: false };
       this.setItem(item.itemId, state, created);
-      this.texts.set(item.itemId, item.text);
+      this.plains.set(item.itemId, item.plain);
     }
     for (const tomb of plan.tombstones) {
-      this.texts.delete(tomb.itemId);
+      this.plains.delete(tomb.itemId);
       this.setItem(tomb.itemId, { revision: tomb.revision, body: null, digest: null, deleted: true });
     }
     this.window = structured.window;
@@ -238,7 +239,7 @@ class SessionFold {
       fence: writes.head.fence,
       rows: writes.journal,
       items: this.itemWrites,
-      texts: this.texts,
+      bodies: this.plains,
       submissions: this.submissionWrites,
       read,
     });

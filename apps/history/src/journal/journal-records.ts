@@ -3,7 +3,7 @@
 // fold (journal-fold.ts) leaves for the statements (journal-write.sql.ts) to write.
 import type { Submission } from '#contracts';
 import type { StoredSessionKey } from '../common/session-rows.js';
-import type { StoredItemState } from './journal-reducer.js';
+import type { RenderBody, StoredItemState } from './journal-reducer.js';
 import type { StoredSubmission } from '../journal-pages/journal-pages.sql.js';
 import type { StoredSubmissionState } from './submission-reducer.js';
 
@@ -14,9 +14,15 @@ export interface ItemWrite {
   ordinal: number;
   created: boolean;
   body: Uint8Array<ArrayBuffer>;
-  /** The body's JSON text, the plaintext of `body`: kept in memory for the commit's page only. */
-  text: string;
+  /** The plaintext of `body`, kept in memory for the commit's page only. */
+  plain: PlainBody;
   digest: string;
+}
+
+/** An item's body in the clear, and the byte length of its JSON text (what `body` encrypts). */
+export interface PlainBody {
+  value: RenderBody;
+  bytes: number;
 }
 
 export interface ItemPlan {

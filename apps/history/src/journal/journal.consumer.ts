@@ -292,7 +292,19 @@ export class JournalConsumer implements BackgroundService {
   private publishNotice(notice: JournalNoticePayload): void {
     // Wakes live subscribers (api SSE streams); each one applies the page or reads its own from
     // history, so a lost notice only delays a stream until its next wake-up, never loses a row.
-    this.bus.nc.publish(this.bus.subjects.sessionJournalNotice(notice.session_id), JSON.stringify(notice));
+    const subject = this.bus.subjects.sessionJournalNotice(notice.session_id);
+    try {
+      this.bus.nc.publish(subject, JSON.stringify(notice));
+    } catch (error) {
+      // A page over the server's max_payload (or a closed connection): the plain wake-up still
+      // serves, readers read. The rows are acked already; nothing here may undo that.
+      this.log.debug(
+        `Commit notice of session ${notice.session_id} not sent whole: ${(error as Error).message}`,
+      );
+      if (!notice.committed) return;
+      const { committed: _page, ...plain } = notice;
+      this.publishNotice(plain);
+    }
   }
 
   /**

@@ -318,7 +318,7 @@ export class JournalService {
               ordinal: change.ordinal,
               created: change.created,
               body: this.cipher.encrypt(text, Aad.item(key, change.itemId)),
-              text,
+              plain: { value: change.body, bytes: Buffer.byteLength(text) },
               digest: reduction.digests.get(change.itemId) ?? digest(change.itemId, change.body),
             };
           }),
