@@ -12,9 +12,9 @@ import {
   type Subjects,
 } from '#contracts';
 import { RpcRemoteError } from '#messaging';
+import { recordSseBatch } from '#telemetry';
 import type { Principal } from '../auth/principal.js';
 import type { SseConfig } from '../config.js';
-import { recordSseBatch } from '#telemetry';
 import { noteSseStream } from '../common/telemetry.js';
 import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
 
