@@ -10,6 +10,10 @@ export type JournalStep =
   | { kind: 'submission'; submission: Submission }
   | { kind: 'roll'; epoch: string };
 
+/** A message of a scripted snapshot. */
+export const user = (text: string) => ({ role: 'user' as const, text });
+export const assistant = (text: string) => ({ role: 'assistant' as const, text });
+
 /** Whose journal a chain writes (a saved access: history stores it). */
 export interface ChainScope {
   actorId: string;

@@ -18,15 +18,13 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../../support/history.js';
-import { JournalChain, type JournalStep } from '../../support/journal-script.js';
+import { assistant, JournalChain, user, type JournalStep } from '../../support/journal-script.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
 
 const OWNER = 'batch-owner';
 const FINGERPRINT = 'b'.repeat(64);
 
-const user = (text: string) => ({ role: 'user' as const, text });
-const assistant = (text: string) => ({ role: 'assistant' as const, text });
 const pending: Submission = {
   client_message_id: `${Date.now()}-${'1'.padStart(32, '0')}`,
   fence: 2,

@@ -23,13 +23,11 @@ import {
   startHarness,
   type HistoryHarness,
 } from '../../support/history.js';
-import { JournalChain, type JournalStep } from '../../support/journal-script.js';
+import { assistant, JournalChain, user, type JournalStep } from '../../support/journal-script.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
 
 const OWNER = 'commit-page-owner';
-const user = (text: string) => ({ role: 'user' as const, text });
-const assistant = (text: string) => ({ role: 'assistant' as const, text });
 const update = (
   messages: { role: 'user' | 'assistant'; text: string }[],
   more: Partial<EdgeAgentResult> = {},
