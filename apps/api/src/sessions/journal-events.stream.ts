@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   Limits,
   type HistoryJournalPageReply,
@@ -17,6 +16,10 @@ import type { Principal } from '../auth/principal.js';
 import type { SseConfig } from '../config.js';
 import { noteSseStream } from '../common/telemetry.js';
 import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
+import { UNPARSED, type SharedMessage, type SharedSubscriptions } from './shared-subscriptions.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
 
 /**
  * Bytes a stream may have buffered on a socket that is not draining. Past it the client is too
@@ -32,15 +35,17 @@ export const SSE_MAX_BUFFERED_BYTES = 4 * Limits.JOURNAL_PAGE_MAX_BYTES;
 const NO_FENCE = 0;
 
 /**
- * One SSE subscriber of one session's journal. It keeps its own cursor and reads its own `after`
- * pages from history whenever history's commit notice says the head moved, so a slow subscriber
- * only delays itself: it never holds anything the writer or another stream waits on. Batches carry
+ * One SSE subscriber of one session's journal. It keeps its own cursor. When history's commit
+ * notice carries the page that starts at that cursor, it sends that page; otherwise it reads its
+ * own `after` pages from history whenever a notice says the head moved. A slow subscriber only
+ * delays itself: it never holds anything the writer or another stream waits on. Batches carry
  * current item state, so re-reading a page (a duplicate notice, a resume) converges.
  */
 export class JournalEventStream {
   private readonly log = new Logger(JournalEventStream.name);
   private cursor: JournalCursor | undefined;
-  private subscriptions: Subscription[] = [];
+  /** Releases this stream's listeners on the shared subscriptions. */
+  private releases: (() => void)[] = [];
   private timers: NodeJS.Timeout[] = [];
   private pumping = false;
   private dirty = false;
@@ -52,7 +57,7 @@ export class JournalEventStream {
 
   constructor(
     private readonly sessions: SessionsService,
-    private readonly nc: NatsConnection,
+    private readonly feeds: SharedSubscriptions,
     private readonly subjects: Subjects,
     private readonly principal: Principal,
     private readonly scope: SessionScope,
@@ -76,45 +81,40 @@ export class JournalEventStream {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const notices = this.nc.subscribe(this.subjects.sessionJournalNotice(this.scope.sessionId), {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          const notice = msg.json<Partial<JournalNotice>>();
-          // The commit's own page, for a stream standing where it starts: no read.
-          if (this.applyCommitted(notice)) return;
-          // Already at or past this head in the same epoch: nothing to read.
-          if (
-            this.cursor &&
-            notice.epoch === this.cursor.epoch &&
-            typeof notice.head === 'number' &&
-            notice.head <= this.cursor.sequence
-          ) {
-            return;
-          }
-        } catch {
-          // A notice that does not parse still means "something changed".
-        }
-        this.wake();
-      },
-    });
-    // The router's `session.deleted` (docs/events.md) ends the stream at once, not only at the
-    // next re-check. Core NATS sees the JetStream publish too; nothing is consumed or stored.
-    const lifecycle = this.nc.subscribe(this.subjects.sessionLifecycle(this.scope.sessionId), {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          if (msg.json<{ type?: unknown }>().type === 'session.deleted') this.end();
-        } catch {
-          // Not an event this stream understands: ignored.
-        }
-      },
-    });
-    this.subscriptions.push(notices, lifecycle);
+    const { sessionId } = this.scope;
+    this.releases.push(
+      this.feeds.listen(this.subjects.sessionJournalNotice(sessionId), (message) => this.onNotice(message)),
+      // The router's `session.deleted` (docs/events.md) ends the stream at once, not only at the
+      // next re-check. Core NATS sees the JetStream publish too; nothing is consumed or stored.
+      this.feeds.listen(this.subjects.sessionLifecycle(sessionId), (message) => {
+        if (isObject(message) && message['type'] === 'session.deleted') this.end();
+      }),
+    );
     this.timers.push(
       setInterval(() => this.write(': heartbeat\n\n'), this.timing.heartbeatMs),
       setInterval(() => void this.reauthorize(), this.timing.reauthorizeMs),
     );
+    this.wake();
+  }
+
+  /** A commit notice (shared with the other streams of the session: read, never changed). */
+  private onNotice(message: SharedMessage): void {
+    // A notice that does not parse still means "something changed".
+    if (message !== UNPARSED && isObject(message)) {
+      const notice = message as Partial<JournalNotice>;
+      // The commit's own page, for a stream standing where it starts: no read.
+      if (this.applyCommitted(notice)) return;
+      // Already at or past this head in the same epoch: nothing to read.
+      const cursor = this.cursor;
+      if (
+        cursor &&
+        notice.epoch === cursor.epoch &&
+        typeof notice.head === 'number' &&
+        notice.head <= cursor.sequence
+      ) {
+        return;
+      }
+    }
     this.wake();
   }
 
@@ -293,8 +293,8 @@ export class JournalEventStream {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions = [];
+    for (const release of this.releases) release();
+    this.releases = [];
     if (!this.raw.writableEnded) this.raw.end();
     noteSseStream(-1);
   }

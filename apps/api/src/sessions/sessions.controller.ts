@@ -16,6 +16,7 @@ import {
 import { UserLimits } from '../limits/user-limits.service.js';
 import { JournalEventStream } from './journal-events.stream.js';
 import { JournalStreams } from './journal-streams.js';
+import { SharedSubscriptions } from './shared-subscriptions.js';
 import { parseCursor, SessionsService } from './sessions.service.js';
 
 @Controller(`${API_PREFIX}/${SESSIONS_PATH}`)
@@ -27,6 +28,7 @@ export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly streams: JournalStreams,
+    private readonly feeds: SharedSubscriptions,
     private readonly bus: NatsBus,
     @Inject(API_CONFIG) config: ApiConfig,
     private readonly limits: UserLimits,
@@ -95,7 +97,7 @@ export class SessionsController {
     reply.hijack();
     const stream = new JournalEventStream(
       this.sessions,
-      this.bus.nc,
+      this.feeds,
       this.bus.subjects,
       principal,
       scope,
