@@ -4,6 +4,8 @@
 import type { EdgeAgentResult, JournalMessage, Submission } from '#contracts';
 import { sessionId, submissionRow, updateRow, type HistoryHarness } from './history.js';
 
+export { HARNESS_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from './history.js';
+
 /** One step of a scripted journal: an edge update, a router submission row, or an epoch roll. */
 export type JournalStep =
   | { kind: 'update'; snapshot: Partial<EdgeAgentResult> }

@@ -18,12 +18,15 @@ import { decodeJson } from '#messaging';
 import type { CommitPage } from '../../../apps/history/src/journal/journal-commit-page.js';
 import { JournalService } from '../../../apps/history/src/journal/journal.service.js';
 import {
+  assistant,
   HARNESS_TIMEOUT_MS,
+  JournalChain,
   SLOW_TEST_TIMEOUT_MS,
   startHarness,
+  user,
   type HistoryHarness,
-} from '../../support/history.js';
-import { assistant, JournalChain, user, type JournalStep } from '../../support/journal-script.js';
+  type JournalStep,
+} from '../../support/journal-script.js';
 
 jest.setTimeout(SLOW_TEST_TIMEOUT_MS * 2);
 
