@@ -17,7 +17,7 @@ export interface BenchOptions {
   serviceEnv: Record<string, string>;
   /**
    * `--sessions=N` (events and footprint): the session count instead of the default, to record
-   * the cost curve (docs/benchmarks.md "Cost as the work grows") or find what a machine holds.
+   * the cost curve (docs/benchmarks.md, "B2: the page rides on the notice") or find what a machine holds.
    */
   sessions?: number;
 }
