@@ -177,8 +177,9 @@ describe('foldBatch', () => {
       outcomes: ['unchanged', 'unchanged', 'unchanged'],
       writes: null,
       cleared: false,
-      page: null,
+      page: expect.any(Function),
     });
+    expect(again.page()).toBeNull();
   });
 
   it('holds back the rows chained after a missing one, while a forced row or a new epoch applies', () => {
@@ -194,12 +195,14 @@ describe('foldBatch', () => {
 
     const forced = [snapshot({ sequence: 3, stream: 3, prev: 2, force: true }), rows[1]!];
     expect(foldBatch(KEY, forced, null, reads(state), SYNCED).outcomes).toEqual(['saved', 'saved']);
-    expect(foldBatch(KEY, rows.slice(0, 2), null, reads(state), SYNCED)).toEqual({
+    const held = foldBatch(KEY, rows.slice(0, 2), null, reads(state), SYNCED);
+    expect(held).toEqual({
       outcomes: ['out_of_order', 'out_of_order'],
       writes: null,
       cleared: false,
-      page: null,
+      page: expect.any(Function),
     });
+    expect(held.page()).toBeNull();
   });
 });
 

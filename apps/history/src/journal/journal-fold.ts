@@ -74,8 +74,11 @@ export interface FoldResult {
   writes: BatchWrites | null;
   /** A row opened a new epoch: the stored items are deleted before the writes. */
   cleared: boolean;
-  /** The `after` page the commit leaves for a reader at the previous head, when it can be cut. */
-  page: CommitPage | null;
+  /**
+   * Cuts the `after` page the commit leaves for a reader at the previous head (null when it
+   * cannot be cut). Called once the transaction committed: no lock is held while it runs.
+   */
+  page: () => CommitPage | null;
 }
 
 /**
@@ -99,7 +102,7 @@ export function foldBatch(
     outcomes,
     writes,
     cleared: writes !== null && fold.rolled,
-    page: writes === null ? null : fold.commitPage(writes, read),
+    page: () => (writes === null ? null : fold.commitPage(writes, read)),
   };
 }
 

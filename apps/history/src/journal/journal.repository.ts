@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PRISMA, PrismaClient, type Prisma } from '#persistence';
 import type { StoredSessionKey } from '../common/session-rows.js';
 import type { CommitPage } from './journal-commit-page.js';
@@ -51,6 +51,8 @@ interface LiveBatch {
 
 @Injectable()
 export class JournalRepository {
+  private readonly log = new Logger(JournalRepository.name);
+
   constructor(@Inject(PRISMA) private readonly db: PrismaClient) {}
 
   /**
@@ -70,16 +72,16 @@ export class JournalRepository {
    */
   async saveBatches(batches: readonly SessionBatch[]): Promise<SavedBatches> {
     const outcomes: BatchOutcome[][] = batches.map(() => []);
-    const pages: CommitPage[] = [];
-    if (batches.length === 0) return { outcomes, pages };
+    const cuts: (() => CommitPage | null)[] = [];
+    if (batches.length === 0) return { outcomes, pages: [] };
     if (new Set(batches.map((batch) => batch.key.sessionId)).size !== batches.length) {
       // The reads of one session must see its earlier writes: one batch per session per transaction.
       throw new Error('saveBatches takes one batch per session.');
     }
-    return this.db.$transaction(async (tx) => {
+    await this.db.$transaction(async (tx) => {
       const now = new Date();
       const live = await lockBatches(tx, batches, outcomes, now);
-      if (live.length === 0) return { outcomes, pages };
+      if (live.length === 0) return;
       const reads = await readBatches(tx, live);
       const writes: BatchWrites[] = [];
       const cleared: string[] = [];
@@ -88,12 +90,29 @@ export class JournalRepository {
         outcomes[index] = folded.outcomes;
         if (folded.writes) writes.push(folded.writes);
         if (folded.cleared) cleared.push(batch.key.sessionId);
-        if (folded.page) pages.push(folded.page);
+        cuts.push(folded.page);
       });
       if (cleared.length > 0) await clearItems(tx, cleared);
       if (writes.length > 0) await writeBatches(tx, writes);
-      return { outcomes, pages };
     });
+    return { outcomes, pages: this.cutPages(cuts) };
+  }
+
+  /**
+   * The committed batches' pages, cut after the commit so no row lock waits on them. A page is
+   * only a shortcut for readers: one that fails to cut is left out (they read), never the write.
+   */
+  private cutPages(cuts: readonly (() => CommitPage | null)[]): CommitPage[] {
+    const pages: CommitPage[] = [];
+    for (const cut of cuts) {
+      try {
+        const page = cut();
+        if (page) pages.push(page);
+      } catch (error) {
+        this.log.warn(`Commit page not cut, readers will read: ${(error as Error).message}`);
+      }
+    }
+    return pages;
   }
 
   /**
