@@ -48,8 +48,8 @@ export function afterParts<Item extends ItemState>(
   items: readonly Item[],
   submissions: readonly StoredSubmission[],
   wire: (item: Item) => JournalItem,
-  /** An item's JSON byte length; a caller that knows it spares the serialisation. */
-  sizeOf: (item: JournalItem) => number = byteLength,
+  /** An item's JSON byte length on the wire; a caller that knows it spares the serialisation. */
+  sizeOf: (wired: JournalItem, item: Item) => number = byteLength,
 ): AfterParts {
   const touched = [...new Set(taken.flatMap((row) => row.touched))];
   const inWindow = new Set(touched);
@@ -63,7 +63,7 @@ export function afterParts<Item extends ItemState>(
     .filter((submission) => written.has(submission.clientMessageId))
     .map(submissionView);
   const bytes = wired.reduce(
-    (sum, item) => sum + sizeOf(item),
+    (sum, item, index) => sum + sizeOf(item, live[index]!),
     byteLength(removedItemIds) + byteLength(views),
   );
   return { items: wired, removedItemIds, submissions: views, bytes };
@@ -126,7 +126,7 @@ export function itemOnWire(item: ItemPosition, text: string | null): JournalItem
 }
 
 /** What every item on the wire states besides its body. */
-export function wireBase(item: ItemPosition): Omit<JournalItem, 'body' | 'oversize'> {
+export function wireBase(item: ItemPosition | JournalItem): Omit<JournalItem, 'body' | 'oversize'> {
   return {
     itemId: item.itemId,
     revision: item.revision,
@@ -137,13 +137,7 @@ export function wireBase(item: ItemPosition): Omit<JournalItem, 'body' | 'oversi
 
 /** An item without its body: none is kept, or it is over a bound. The client knows it exists. */
 export function standIn(item: ItemPosition | JournalItem): JournalItem {
-  return {
-    itemId: item.itemId,
-    revision: item.revision,
-    sequence: Number(item.sequence),
-    observedAt: item.observedAt,
-    oversize: true,
-  };
+  return { ...wireBase(item), oversize: true };
 }
 
 export function submissionView(stored: StoredSubmission): JournalSubmissionView {

@@ -69,17 +69,16 @@ export function commitPage(batch: CommittedBatch): CommitPage | null {
   const from = first.sequence - 1n;
   // The bodies are the reducer's own objects: their JSON is the text history encrypted, whose
   // length is known, so no body is serialised or parsed here (the notice serialises it once).
-  const sizes = new Map<JournalItem, number>();
   const wire = (item: PagedItem): JournalItem => {
     const { body } = item;
     if (body === null || body.bytes > Limits.JOURNAL_ITEM_MAX_BYTES) return standIn(item);
-    const base = wireBase(item);
     // A render body is a JSON object; the wire type only says so more loosely.
-    const wired: JournalItem = { ...base, body: body.value as unknown as Record<string, unknown> };
-    sizes.set(wired, byteLength(base) + BODY_KEY_BYTES + body.bytes);
-    return wired;
+    return { ...wireBase(item), body: body.value as unknown as Record<string, unknown> };
   };
-  const sizeOf = (item: JournalItem) => sizes.get(item) ?? byteLength(item);
+  const sizeOf = (wired: JournalItem, item: PagedItem) =>
+    wired.body && item.body
+      ? byteLength(wireBase(item)) + BODY_KEY_BYTES + item.body.bytes
+      : byteLength(wired);
   const parts = afterParts(rows, items, currentSubmissions(batch), wire, sizeOf);
   if (parts.bytes > Limits.JOURNAL_PAGE_MAX_BYTES) return null;
   const head = {
