@@ -99,11 +99,15 @@ export class JournalEventStream {
 
   /** A commit notice (shared with the other streams of the session: read, never changed). */
   private onNotice(message: SharedMessage): void {
-    // A notice that does not parse still means "something changed".
+    // A notice that does not parse, or whose page is not one, still means "something changed".
     if (message !== UNPARSED && isObject(message)) {
       const notice = message as Partial<JournalNotice>;
-      // The commit's own page, for a stream standing where it starts: no read.
-      if (this.applyCommitted(notice)) return;
+      try {
+        // The commit's own page, for a stream standing where it starts: no read.
+        if (this.applyCommitted(notice)) return;
+      } catch {
+        // Not a page this stream can use: it reads instead.
+      }
       // Already at or past this head in the same epoch: nothing to read.
       const cursor = this.cursor;
       if (
