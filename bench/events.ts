@@ -452,7 +452,7 @@ export async function events(options: BenchOptions): Promise<void> {
         replies: watched!.replies,
         errors: watched!.errors,
         latency_ms: watchLatency,
-        note: 'edge emit (Date.now in the sender, carried in the snapshot) → watch reply received; includes the router’s WATCH_COALESCE_MS (60 ms) wait by design; watch requests carry access_id.',
+        note: 'edge emit (Date.now in the sender, carried in the snapshot) → watch reply received; the router answers the first change after a quiet spell at once and a burst at most once per WATCH_COALESCE_MS (60 ms); watch requests carry access_id.',
       },
       sse: {
         streams_open: streamsOpen,

@@ -64,7 +64,11 @@ export const EDGE_REMEMBERED_SESSIONS_MAX = 32;
 export const ROUTER_EDGE_RPC_TIMEOUT_MS = 22_000;
 /** watch waits at most this long for the revision to move [§2.3]. */
 export const WATCH_WAIT_MS = 15_000;
-/** A watch that wakes waits this long more so a burst of deltas lands in one reply [§2.3]. */
+/**
+ * A watch that wakes waits this long more so a burst of deltas lands in one reply [§2.3] (the
+ * edge's own watch). The router answers the first change after a quiet spell at once and a burst
+ * at most once per this window (session-router watch/watch-bursts.ts).
+ */
 export const WATCH_COALESCE_MS = 60;
 /**
  * api → router timeout: a watch may take WATCH_WAIT_MS plus one edge RPC, so the api allows both

@@ -2,7 +2,7 @@
 
 interface Waiter {
   cursor: number;
-  wake: () => void;
+  wake: (revision?: number) => void;
 }
 
 export class RevisionWaiters {
@@ -16,16 +16,24 @@ export class RevisionWaiters {
   /**
    * Registers a waiter for a revision above `cursor`. `wait(ms)` resolves true when woken, false
    * on timeout; `wake()` ends the wait early for another reason (its edge went offline);
+   * `revision()` is the revision whose notice woke it (undefined for any other wake-up);
    * `dispose()` must be called on every path, and is idempotent.
    */
   register(
     sessionId: string,
     cursor: number,
-  ): { wait: (ms: number) => Promise<boolean>; wake: () => void; dispose: () => void } {
-    let wake!: () => void;
+  ): {
+    wait: (ms: number) => Promise<boolean>;
+    wake: () => void;
+    revision: () => number | undefined;
+    dispose: () => void;
+  } {
+    let wake!: (revision?: number) => void;
     let woken = false;
+    let wokenBy: number | undefined;
     const wokenPromise = new Promise<void>((resolve) => {
-      wake = () => {
+      wake = (revision) => {
+        if (!woken) wokenBy = revision;
         woken = true;
         resolve();
       };
@@ -61,7 +69,7 @@ export class RevisionWaiters {
       }
       return woken;
     };
-    return { wait, wake, dispose };
+    return { wait, wake: () => wake(), revision: () => wokenBy, dispose };
   }
 
   /** Wakes the session's waiters whose cursor is below `revision`. */
@@ -69,7 +77,7 @@ export class RevisionWaiters {
     const set = this.bySession.get(sessionId);
     if (!set) return;
     for (const waiter of set) {
-      if (revision > waiter.cursor) waiter.wake();
+      if (revision > waiter.cursor) waiter.wake(revision);
     }
   }
 

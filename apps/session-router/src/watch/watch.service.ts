@@ -9,6 +9,7 @@ import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { SESSION_ID_PATTERN, WATCH_WAITERS_MAX } from '../common/limits.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
 import { RevisionWaiters } from './revision-waiters.js';
+import { WatchBursts } from './watch-bursts.js';
 import { WatchRepository } from './watch.repository.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -23,6 +24,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class WatchService implements BackgroundService {
   private readonly log = new Logger(WatchService.name);
   private readonly waiters = new RevisionWaiters();
+  private readonly bursts = new WatchBursts(Limits.WATCH_COALESCE_MS);
   private subscription: Subscription | undefined;
   private closing = false;
 
@@ -88,6 +90,7 @@ export class WatchService implements BackgroundService {
     const waiter = this.waiters.register(sessionId, cursor);
     // An edge that dies or hangs meanwhile ends the wait: the poll below then answers offline.
     const untrack = this.liveness.track(rpc.request.edge_id, () => waiter.wake());
+    let wokenBy: number | undefined;
     try {
       let stored;
       try {
@@ -101,13 +104,21 @@ export class WatchService implements BackgroundService {
       if (!stored) return await this.edge.ask(rpc);
       if (stored.revision > cursor || stored.closed) return await this.poll(rpc);
       await waiter.wait(this.config.watchWaitMs);
+      wokenBy = waiter.revision();
     } finally {
       untrack();
       waiter.dispose();
     }
-    // A burst of updates usually follows the first one; one reply carries them all.
-    await sleep(Limits.WATCH_COALESCE_MS);
+    // A timeout, an edge gone offline or a shutdown answers at once: nothing is bursting.
+    if (wokenBy !== undefined) await this.coalesce(sessionId, cursor, wokenBy);
     return this.poll(rpc);
+  }
+
+  /** The first change after a quiet spell answers at once; a burst, once per window (watch-bursts.ts). */
+  private async coalesce(sessionId: string, cursor: number, revision: number): Promise<void> {
+    const delay = this.bursts.delayMs(sessionId, cursor);
+    if (delay > 0 && !this.closing) await sleep(delay);
+    this.bursts.release(sessionId, revision);
   }
 
   private poll(rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
