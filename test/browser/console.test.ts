@@ -52,16 +52,29 @@ beforeAll(async () => {
   });
 });
 
-let failed = false;
-afterEach(() => {
-  const state = expect.getState();
-  if (state.assertionCalls !== state.numPassingAsserts) failed = true;
-});
+/** Steps that failed, by name: their services' output is printed once the suite ends. */
+const failed: string[] = [];
+
+/**
+ * One step of the walk-through. A Playwright wait that times out throws without any failed
+ * `expect`, so failure is noted here, with a photograph of the page as it stood.
+ */
+function step(name: string, run: () => Promise<void>): void {
+  it(name, async () => {
+    try {
+      await run();
+    } catch (error) {
+      failed.push(name);
+      await screenshot(page, `failed-${failed.length}`).catch(() => undefined);
+      throw error;
+    }
+  });
+}
 
 afterAll(async () => {
-  if (failed) {
-    console.log(pageLog.join('\n'));
-    console.log(stack?.output().split('\n').slice(-80).join('\n'));
+  if (failed.length > 0) {
+    console.log(`Failed steps: ${failed.join('; ')}\n${pageLog.join('\n')}`);
+    console.log(stack?.output().split('\n').slice(-200).join('\n'));
   }
   await browser?.close();
   await e2e?.close();
@@ -85,7 +98,7 @@ async function turnOver(): Promise<void> {
   await page.locator('.agent-state', { hasText: 'Idle' }).waitFor();
 }
 
-it('serves the page with a strict CSP, hashed immutable assets and no other origin', async () => {
+step('serves the page with a strict CSP, hashed immutable assets and no other origin', async () => {
   const response = await fetch(`${stack.apiUrl}/`);
   expect(response.status).toBe(200);
   expect(response.headers.get('cache-control')).toBe('no-cache');
@@ -101,7 +114,7 @@ it('serves the page with a strict CSP, hashed immutable assets and no other orig
   expect((await fetch(`${stack.apiUrl}/assets/nope.js`)).status).toBe(404);
 });
 
-it('signs in for development and shows the connectors with their online state', async () => {
+step('signs in for development and shows the connectors with their online state', async () => {
   const external: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(stack.apiUrl)) external.push(request.url());
@@ -120,7 +133,7 @@ it('signs in for development and shows the connectors with their online state', 
   expect(external).toEqual([]);
 });
 
-it('creates a saved access with the discover and folder pickers', async () => {
+step('creates a saved access with the discover and folder pickers', async () => {
   await page.getByRole('link', { name: 'Saved accesses' }).click();
   await page.getByRole('button', { name: 'New saved access' }).click();
   await page.getByLabel('Name', { exact: true }).fill('browser project');
@@ -144,7 +157,7 @@ it('creates a saved access with the discover and folder pickers', async () => {
   scope.accessId = listed.body.data!.items.find((a) => a.name === 'browser project')!.id;
 });
 
-it('starts a session from the saved access and streams the scripted reply in', async () => {
+step('starts a session from the saved access and streams the scripted reply in', async () => {
   await page.getByRole('link', { name: 'browser project' }).click();
   await page.getByRole('cell', { name: 'No sessions yet.' }).waitFor();
   await checkPage(page, '04b-sessions');
@@ -159,7 +172,7 @@ it('starts a session from the saved access and streams the scripted reply in', a
   await checkPage(page, '05-session');
 });
 
-it('approves a command and sees it run', async () => {
+step('approves a command and sees it run', async () => {
   await send('approve me');
   const card = page.getByRole('region', { name: 'The agent wants to run a command' });
   await card.getByText('echo scripted').waitFor();
@@ -170,7 +183,7 @@ it('approves a command and sees it run', async () => {
   await turnOver();
 });
 
-it('declines a file change shown with its diff', async () => {
+step('declines a file change shown with its diff', async () => {
   await send('patch me');
   const card = page.getByRole('region', { name: 'The agent wants to change files' });
   await card.getByText('+written by the agent').waitFor();
@@ -181,7 +194,7 @@ it('declines a file change shown with its diff', async () => {
   await turnOver();
 });
 
-it('answers an input question', async () => {
+step('answers an input question', async () => {
   await send('ask me');
   const form = page.getByRole('form', { name: 'The agent asks' });
   await form.getByText('Choice: Which option?').waitFor();
@@ -192,35 +205,38 @@ it('answers an input question', async () => {
   await turnOver();
 });
 
-it('finishes a turn after a reload mid-turn, resuming from its cursor with no gap or duplicate', async () => {
-  // Layout shifts while the agent streams (CLS entries not caused by input).
-  await page.evaluate(() => {
-    const w = window as unknown as { shift: number };
-    w.shift = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
-        if (!entry.hadRecentInput) w.shift += entry.value;
-      }
-    }).observe({ type: 'layout-shift', buffered: false });
-  });
-  await send('slow one');
-  await page.getByText(/slowly streamed words slowly/).waitFor();
-  expect(await page.evaluate(() => (window as unknown as { shift: number }).shift)).toBeLessThan(0.05);
-  const resumed = page.waitForRequest(
-    (request) => request.url().includes('/events?') && Boolean(request.headers()['last-event-id']),
-  );
-  await page.reload();
-  await resumed;
-  await page.getByText(SLOW_END, { exact: false }).waitFor();
-  await turnOver();
-  const agentTexts = await page.locator('.msg.agent .text').allInnerTexts();
-  expect(agentTexts.filter((text) => text.includes(SLOW_END))).toEqual([SLOW_TEXT]);
-  expect(
-    (await page.locator('.msg.user .text').allInnerTexts()).filter((t) => t === 'slow one'),
-  ).toHaveLength(1);
-});
+step(
+  'finishes a turn after a reload mid-turn, resuming from its cursor with no gap or duplicate',
+  async () => {
+    // Layout shifts while the agent streams (CLS entries not caused by input).
+    await page.evaluate(() => {
+      const w = window as unknown as { shift: number };
+      w.shift = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
+          if (!entry.hadRecentInput) w.shift += entry.value;
+        }
+      }).observe({ type: 'layout-shift', buffered: false });
+    });
+    await send('slow one');
+    await page.getByText(/slowly streamed words slowly/).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { shift: number }).shift)).toBeLessThan(0.05);
+    const resumed = page.waitForRequest(
+      (request) => request.url().includes('/events?') && Boolean(request.headers()['last-event-id']),
+    );
+    await page.reload();
+    await resumed;
+    await page.getByText(SLOW_END, { exact: false }).waitFor();
+    await turnOver();
+    const agentTexts = await page.locator('.msg.agent .text').allInnerTexts();
+    expect(agentTexts.filter((text) => text.includes(SLOW_END))).toEqual([SLOW_TEXT]);
+    expect(
+      (await page.locator('.msg.user .text').allInnerTexts()).filter((t) => t === 'slow one'),
+    ).toHaveLength(1);
+  },
+);
 
-it('resumes the stream from its cursor after the api stops and starts again', async () => {
+step('resumes the stream from its cursor after the api stops and starts again', async () => {
   await send('slow two');
   await page.locator('.msg.agent', { hasText: 'slowly' }).last().waitFor();
   await stack.kill('api');
@@ -241,7 +257,7 @@ it('resumes the stream from its cursor after the api stops and starts again', as
   await turnOver();
 });
 
-it('uploads a file to the project and downloads it back', async () => {
+step('uploads a file to the project and downloads it back', async () => {
   const content = `uploaded at ${Date.now()}\n`;
   await page
     .getByLabel('Upload a file')
@@ -260,7 +276,7 @@ it('uploads a file to the project and downloads it back', async () => {
   expect(readFileSync((await download.path())!, 'utf8')).toBe(content);
 });
 
-it('pages back to an archived round beyond the 19 shown', async () => {
+step('pages back to an archived round beyond the 19 shown', async () => {
   const base = { edge_id: scope.edgeId, access_id: scope.accessId, session_id: scope.sessionId };
   // 22 more rounds through the api: each send after a finished round opens a new one.
   for (let round = 0; round < 22; round++) {
@@ -281,7 +297,7 @@ it('pages back to an archived round beyond the 19 shown', async () => {
   await checkPage(page, '11-archived-round');
 });
 
-it('serves the console under a path prefix behind a reverse proxy', async () => {
+step('serves the console under a path prefix behind a reverse proxy', async () => {
   const proxy = await startPrefixProxy('/tether', stack.apiUrl, PROXY_PORT);
   try {
     const prefixed = await browser.newPage();
@@ -302,7 +318,7 @@ it('serves the console under a path prefix behind a reverse proxy', async () => 
   }
 });
 
-it("answers another user's session URL with the not-found page", async () => {
+step("answers another user's session URL with the not-found page", async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await devSignIn('mallory');
   await page.goto(sessionUrl);
@@ -311,28 +327,33 @@ it("answers another user's session URL with the not-found page", async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
 });
 
-it('keeps the session readable from history when the edge goes offline, edge actions disabled', async () => {
-  await devSignIn(owner);
-  await stack.kill('edge');
-  await page.goto(sessionUrl);
-  await page
-    .getByText(/is offline: this session is read-only/)
-    .first()
-    .waitFor({ timeout: 60_000 });
-  await page.locator('.msg.user', { hasText: 'filler 21' }).waitFor();
-  await eventually(
-    () => page.getByRole('button', { name: 'Send' }).isDisabled(),
-    (disabled) => disabled,
-  );
-  expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
-  await checkPage(page, '13-offline');
-  // 200 % zoom: half the CSS width, still readable without sideways scrolling.
-  await page.setViewportSize({ width: 640, height: 450 });
-  await screenshot(page, '14-offline-zoom-200');
-  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
-});
+step(
+  'keeps the session readable from history when the edge goes offline, edge actions disabled',
+  async () => {
+    await devSignIn(owner);
+    await stack.kill('edge');
+    await page.goto(sessionUrl);
+    await page
+      .getByText(/is offline: this session is read-only/)
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await page.locator('.msg.user', { hasText: 'filler 21' }).waitFor();
+    await eventually(
+      () => page.getByRole('button', { name: 'Send' }).isDisabled(),
+      (disabled) => disabled,
+    );
+    expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
+    await checkPage(page, '13-offline');
+    // 200 % zoom: half the CSS width, still readable without sideways scrolling.
+    await page.setViewportSize({ width: 640, height: 450 });
+    await screenshot(page, '14-offline-zoom-200');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(
+      true,
+    );
+  },
+);
 
-it('keeps a 2,000-item session light: only the rows in view are in the page', async () => {
+step('keeps a 2,000-item session light: only the rows in view are in the page', async () => {
   await page.setViewportSize({ width: 1280, height: 900 });
   // 2,000 more items of one round, added to what the tab holds for this session (same cursor, so
   // the stream resumes at the head and keeps them): a long session without 1,000 turns.

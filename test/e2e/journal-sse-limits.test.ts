@@ -2,7 +2,8 @@
 // heartbeat and grant re-check shortened through its config: the heartbeat comment arrives; a
 // subscriber that stops reading is sent a `reset` and closed once over the 1 MiB buffer while
 // another subscriber of the same session keeps receiving batches and turns keep completing; a
-// revoked grant (access deleted, token expired) closes a stream at the re-check.
+// revoked grant (access deleted, token expired) closes a stream at the re-check, and a history
+// that cannot answer the re-check does not: the grant it gave stands in, as for edge calls.
 import { jest } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { SignJWT } from 'jose';
@@ -92,24 +93,34 @@ async function session(name: string): Promise<{ accessId: string; sessionId: str
   return { accessId, sessionId, url: `${stack.apiUrl}/api/v1/sessions/${sessionId}/events?${query}` };
 }
 
-/** The api's open-streams gauge, from its `/metrics` on the ops port it announced (TETHER_METRICS_PORT=0). */
-async function openStreams(): Promise<number> {
+/** One series of the api's `/metrics`, on the ops port it announced (TETHER_METRICS_PORT=0); 0 when absent. */
+async function apiMetric(name: string): Promise<number> {
   const ops = /Ops endpoints of api at (http:\/\/[0-9.]+:[0-9]+)/.exec(stack.output());
   if (!ops) throw new Error(`the api announced no ops endpoints.\n${stack.output()}`);
   const text = await (await fetch(`${ops[1]}/metrics`)).text();
-  const gauge = /^tether_sse_streams(?:\{[^}]*\})? (\d+)/m.exec(text);
-  if (!gauge) throw new Error('no tether_sse_streams gauge on the api');
-  return Number(gauge[1]);
+  const series = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(text);
+  return series ? Number(series[1]) : 0;
 }
+
+/** The api's open-streams gauge. */
+const openStreams = () => apiMetric('tether_sse_streams');
 
 it('sends the heartbeat comment on an idle stream', () =>
   withOutput(stack, async () => {
-    const { url } = await session('heartbeat');
+    const { accessId, sessionId, url } = await session('heartbeat');
     const stream = await SseClient.open(url, token);
     expect(stream.status).toBe(200);
     await stream.until((c) => c.comments.includes('heartbeat'), 'a heartbeat comment', EVENT_TIMEOUT_MS);
     expect(stream.ended).toBe(false);
     stream.close();
+    // The edge holds at most 4 live sessions and this suite starts 5.
+    const stopped = await e2e.owner.agent<Snapshot>({
+      edge_id: edgeId,
+      access_id: accessId,
+      session_id: sessionId,
+      action: 'stop',
+    });
+    expect(stopped).toMatchObject({ status: 'session_closed', closed: true });
   }));
 
 it('cuts off a subscriber that stopped reading while another keeps receiving batches', () =>
@@ -202,4 +213,42 @@ it('closes a stream at the re-check once its token expired', () =>
     await stream.until((c) => c.ended, 'the stream to close', EVENT_TIMEOUT_MS);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
     expect(stream.types()).not.toContain('end');
+  }));
+
+it('keeps a stream open while history cannot answer its re-checks, and it carries on once history is back', () =>
+  withOutput(stack, async () => {
+    const { accessId, sessionId, url } = await session('outage');
+    const stream = await SseClient.open(url, token);
+    await stream.until((c) => c.types().includes('snapshot'), 'the snapshot', EVENT_TIMEOUT_MS);
+    const standInsBefore = await apiMetric('tether_authorize_outage_grants_total');
+    await stack.stop('history');
+    try {
+      // Re-checks (every REAUTHORIZE_MS) find no history; the grant it gave at open stands in.
+      const deadline = Date.now() + EVENT_TIMEOUT_MS;
+      while ((await apiMetric('tether_authorize_outage_grants_total')) < standInsBefore + 3) {
+        if (Date.now() > deadline) throw new Error('no re-check was stood in for while history was down');
+        await new Promise((resolve) => setTimeout(resolve, REAUTHORIZE_MS));
+      }
+      expect(stream.ended).toBe(false);
+    } finally {
+      await stack.start('history');
+      await stack.historyReady();
+    }
+    // The same stream, never reopened, receives what the next turn journals.
+    const batches = stream.types().filter((type) => type === 'batch').length;
+    const sent = await e2e.owner.agent<Snapshot>({
+      edge_id: edgeId,
+      access_id: accessId,
+      session_id: sessionId,
+      action: 'send',
+      text: 'after the outage',
+    });
+    expect(sent.status).toBe('ok');
+    await stream.until(
+      (c) => c.types().filter((type) => type === 'batch').length > batches,
+      'a batch after the outage',
+      EVENT_TIMEOUT_MS,
+    );
+    expect(stream.ended).toBe(false);
+    stream.close();
   }));

@@ -77,7 +77,8 @@ function get(): Instruments {
         'Sends settled by the router crash boundary: swept to unknown, or reconciled from edge records.',
     }),
     outageGrants: meter.createCounter(METRIC.authorizeOutageGrants, {
-      description: 'Edge calls the api authorized from a remembered grant because history could not answer.',
+      description:
+        'Edge calls and SSE re-checks the api authorized from a remembered grant because history could not answer.',
     }),
     sseBatches: meter.createCounter(METRIC.sseBatches, {
       description:

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
 import type { AuthorizeReply, GrantsChangedNotice } from '#contracts';
-import { decodeJson, RpcRemoteError, RpcUnavailableError, NatsBus } from '#messaging';
+import { decodeJson, NatsBus } from '#messaging';
 import { recordOutageGrant } from '#telemetry';
 import type { ApiConfig } from '../config.js';
-import { ServiceClient } from './service-client.js';
+import { isUnreachable, ServiceClient } from './service-client.js';
 import { API_CONFIG } from './tokens.js';
 
 /** Bound on remembered decisions: a burst of distinct callers must not grow the heap forever. */
@@ -25,13 +25,6 @@ interface Decision {
   freshUntil: number;
   /** Stands in for history's answer, while history cannot give one, until then. */
   usableUntil: number;
-}
-
-/** History did not answer at all (no responder, timeout, its database unreachable): not a "no". */
-function isUnreachable(error: unknown): boolean {
-  return (
-    error instanceof RpcUnavailableError || (error instanceof RpcRemoteError && error.code === 'unavailable')
-  );
 }
 
 /** Stand-ins are logged at most this often: an outage must not flood the log. */
@@ -110,9 +103,13 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
    * History's answer for this query, or a remembered "yes" younger than the TTL. `fresh` always
    * asks history (the check after a watch's wait, which exists to see a revocation) and
    * remembers the answer when positive. When history cannot answer, a remembered "yes" within the
-   * outage bound is the answer (fresh or not); otherwise the failure is thrown.
+   * outage bound is the answer (fresh or not) unless `standIn` is false; otherwise the failure is
+   * thrown.
    */
-  async authorize(query: AuthorizeQuery, options: { fresh?: boolean } = {}): Promise<AuthorizeReply> {
+  async authorize(
+    query: AuthorizeQuery,
+    options: { fresh?: boolean; standIn?: boolean } = {},
+  ): Promise<AuthorizeReply> {
     const key = `${query.edgeId}\u0000${query.accessId ?? ''}`;
     const known = this.outageMs > 0 ? this.decisions.get(query.actorId)?.get(key) : undefined;
     if (known && !options.fresh && known.freshUntil > performance.now()) return known.reply;
@@ -130,7 +127,7 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
         this.forgetKey(query.actorId, key);
         throw error;
       }
-      const standIn = this.standIn(query.actorId, key);
+      const standIn = options.standIn === false ? undefined : this.standIn(query.actorId, key);
       if (!standIn) throw error;
       this.noteOutage((error as Error).message);
       return standIn;

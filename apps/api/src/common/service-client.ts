@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Limits, type RequestMap, type RequestName, type RequestOf } from '#contracts';
-import { requestService, NatsBus } from '#messaging';
+import { requestService, NatsBus, RpcRemoteError, RpcUnavailableError } from '#messaging';
 
 type RouterRequest = Extract<RequestName, 'routerEdgeAgent' | 'routerPresence'>;
 type HistoryRequest = Extract<RequestName, `history${string}`>;
@@ -15,6 +15,16 @@ const ROUTER_PRESENCE_TIMEOUT_MS = Limits.HISTORY_RPC_TIMEOUT_MS;
 function isWatch(payload: unknown): boolean {
   const request = (payload as { request?: { action?: unknown } }).request;
   return request?.action === 'watch';
+}
+
+/**
+ * The service did not answer at all (no responder, a timeout, or its own dependency unreachable):
+ * a failure to retry, never a "no".
+ */
+export function isUnreachable(error: unknown): boolean {
+  return (
+    error instanceof RpcUnavailableError || (error instanceof RpcRemoteError && error.code === 'unavailable')
+  );
 }
 
 /** The api's only way out: typed NATS requests to the router and to history. */

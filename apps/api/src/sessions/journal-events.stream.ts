@@ -14,6 +14,7 @@ import { RpcRemoteError } from '#messaging';
 import { recordSseBatch } from '#telemetry';
 import type { Principal } from '../auth/principal.js';
 import type { SseConfig } from '../config.js';
+import { isUnreachable } from '../common/service-client.js';
 import { noteSseStream } from '../common/telemetry.js';
 import { formatCursor, type SessionScope, type SessionsService } from './sessions.service.js';
 import { UNPARSED, type SharedMessage, type SharedSubscriptions } from './shared-subscriptions.js';
@@ -160,6 +161,12 @@ export class JournalEventStream {
         if (!reply.page.hasNewer) return;
       }
     } catch (error) {
+      if (isUnreachable(error)) {
+        // History is down or swamped: the stream stays, and the next notice or re-check reads
+        // again from the same cursor. Its grant is still checked (and may stand in) meanwhile.
+        this.log.debug(`Journal stream of session ${this.scope.sessionId} waits for history.`);
+        return;
+      }
       this.log.warn(`Journal stream of session ${this.scope.sessionId} failed: ${(error as Error).message}`);
       this.close();
     }
@@ -272,7 +279,7 @@ export class JournalEventStream {
 
   private async reauthorize(): Promise<void> {
     try {
-      await this.sessions.authorize(this.principal, this.scope);
+      await this.sessions.authorize(this.principal, this.scope, { standIn: true });
       // A deleted session has no journal any more: the read answers not found and ends the stream.
       this.wake();
     } catch (error) {

@@ -1,9 +1,10 @@
 import { formatCursor, parseCursor, SessionsService } from './sessions.service.js';
 import type { ServiceClient } from '../common/service-client.js';
+import type { Authorizer } from '../common/authorizer.js';
 import type { Principal } from '../auth/principal.js';
 
 describe('journal page query', () => {
-  const sessions = new SessionsService({} as ServiceClient);
+  const sessions = new SessionsService({} as ServiceClient, {} as Authorizer);
 
   it('reads the opaque cursor at its last colon, and writes it back the same way', () => {
     expect(parseCursor('e:1:42')).toEqual({ epoch: 'e:1', sequence: 42 });
@@ -47,7 +48,7 @@ describe('journal page reads', () => {
         });
       },
     } as unknown as ServiceClient;
-    return { asked, answers, failures, sessions: new SessionsService(client) };
+    return { asked, answers, failures, sessions: new SessionsService(client, {} as Authorizer) };
   }
 
   it('shares one history read between identical reads in flight, and none once it is answered', async () => {

@@ -9,6 +9,7 @@ import {
   type JournalDirection,
 } from '#contracts';
 import type { Principal } from '../auth/principal.js';
+import { Authorizer } from '../common/authorizer.js';
 import { AccessNotFoundError, InvalidRequestError, UnauthorizedError } from '../common/errors.js';
 import { ServiceClient } from '../common/service-client.js';
 
@@ -54,7 +55,10 @@ export class SessionsService {
   /** Page reads in flight, by their exact request (see `page`). */
   private readonly pagesInFlight = new Map<string, Promise<HistoryJournalPageReply>>();
 
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly authorizer: Authorizer,
+  ) {}
 
   scope(sessionId: string, edgeId: unknown, accessId: unknown): SessionScope {
     const edge = text(edgeId);
@@ -87,14 +91,23 @@ export class SessionsService {
     return query;
   }
 
-  /** The connector is the actor's and the access is the actor's for this edge (else 404). */
-  async authorize(principal: Principal, scope: SessionScope): Promise<void> {
+  /**
+   * The connector is the actor's and the access is the actor's for this edge (else 404). History
+   * is always asked. Only an open stream's periodic re-check (`standIn`) lets history's recent
+   * "yes" stand in while history cannot answer at all, as an edge call does (common/authorizer.ts):
+   * a stream that was authorized is not cut off by an outage or a swamped history, but one that
+   * opens or reads a page needs history anyway.
+   */
+  async authorize(
+    principal: Principal,
+    scope: SessionScope,
+    options: { standIn?: boolean } = {},
+  ): Promise<void> {
     if (Date.now() >= principal.expiresAt) throw new UnauthorizedError('Token expired.');
-    const reply = await this.services.history('historyAuthorize', {
-      actor_id: principal.actorId,
-      edge_id: scope.edgeId,
-      access_id: scope.accessId,
-    });
+    const reply = await this.authorizer.authorize(
+      { actorId: principal.actorId, edgeId: scope.edgeId, accessId: scope.accessId },
+      { fresh: true, standIn: options.standIn ?? false },
+    );
     const access = reply.access;
     if (!access || access.id !== scope.accessId || access.edge_id !== scope.edgeId) {
       throw new AccessNotFoundError(`Access ${scope.accessId} does not match edge ${scope.edgeId}.`);
