@@ -4,6 +4,7 @@ import type { AuthorizeReply, GrantsChangedNotice } from '#contracts';
 import { decodeJson, NatsBus } from '#messaging';
 import { recordOutageGrant } from '#telemetry';
 import type { ApiConfig } from '../config.js';
+import { NextCall } from './next-call.js';
 import { isUnreachable, ServiceClient } from './service-client.js';
 import { API_CONFIG } from './tokens.js';
 
@@ -65,6 +66,8 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
    */
   private generation = 0;
   private subscription?: Subscription;
+  /** History requests in flight and queued, per actor and key (next-call.ts). */
+  private readonly asking = new NextCall<AuthorizeReply>();
 
   constructor(
     private readonly services: ServiceClient,
@@ -116,11 +119,15 @@ export class Authorizer implements OnModuleInit, OnApplicationShutdown {
     const generation = this.generation;
     let reply: AuthorizeReply;
     try {
-      reply = await this.services.history('historyAuthorize', {
-        actor_id: query.actorId,
-        edge_id: query.edgeId,
-        ...(query.accessId ? { access_id: query.accessId } : {}),
-      });
+      // Callers of one (actor, connector, access) share history's answer to a request sent after
+      // they asked (next-call.ts): never one older than a revocation they could know of.
+      reply = await this.asking.run(`${query.actorId}\u0000${key}`, () =>
+        this.services.history('historyAuthorize', {
+          actor_id: query.actorId,
+          edge_id: query.edgeId,
+          ...(query.accessId ? { access_id: query.accessId } : {}),
+        }),
+      );
     } catch (error) {
       if (!isUnreachable(error)) {
         // History said no: whatever was remembered for this key is no longer a grant.
