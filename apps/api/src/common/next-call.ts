@@ -4,9 +4,10 @@
 // Joining a call already in flight would be cheaper, but that call may have been sent before the
 // caller asked: a "fresh" authorization check (after a watch's wait, an SSE re-check) exists to
 // see a revocation made while the caller waited, and any check must see a revocation the api was
-// told about before it asked; an answer computed before the revocation would miss it. So a caller who finds a call in flight waits for the next one, which starts when
-// the one in flight ends and serves everybody who asked meanwhile. Per key at most one call is in
-// flight and one is queued, however many callers there are.
+// told about before it asked; an answer computed before the revocation would miss it. So a
+// caller who finds a call in flight waits for the next one, which starts when the one in flight
+// ends and serves everybody who asked meanwhile. Per key at most one call is in flight and one is
+// queued, however many callers there are.
 
 interface Entry<T> {
   current: Promise<T>;
