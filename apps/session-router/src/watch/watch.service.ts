@@ -102,9 +102,14 @@ export class WatchService implements BackgroundService {
         stored = null;
       }
       if (!stored) return await this.edge.ask(rpc);
-      if (stored.revision > cursor || stored.closed) return await this.poll(rpc);
-      await waiter.wait(this.config.watchWaitMs);
-      wokenBy = waiter.revision();
+      if (stored.closed) return await this.poll(rpc);
+      if (stored.revision > cursor) {
+        // Already moved: no wait, but a client following a burst is still held to its window.
+        wokenBy = stored.revision;
+      } else {
+        await waiter.wait(this.config.watchWaitMs);
+        wokenBy = waiter.revision();
+      }
     } finally {
       untrack();
       waiter.dispose();
