@@ -1,7 +1,7 @@
 // The plumbing the scripted model servers share (fake-provider, fake-anthropic, fake-gemini):
 // listening on loopback, waiting for a number of requests, stopping with every connection, the
 // JSON and SSE helpers, and the prompt commands a person types to drive the demo stack by hand.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (`port` 0: any free one); resolves with the bound port. */
@@ -47,6 +47,19 @@ export type Json = Record<string, unknown>;
 export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Opens a streamed reply the way the Anthropic and OpenAI APIs do (kept alive until it ends). */
+export function openEventStream(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+}
+
+/** The reply of the Anthropic and OpenAI fakes when neither the script nor the prompt chose a step. */
+export const defaultReply = (afterTool: boolean): string =>
+  afterTool ? 'The tool finished.' : 'Hello from the fake provider.';
+
 /** One server-sent event whose data repeats its type (both model APIs stream this way). */
 export function sse(res: ServerResponse, type: string, payload: Json): void {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
@@ -68,6 +81,23 @@ export function promptCommand(text: string): PromptCommand | undefined {
 export function patchOf(rest: string): { file: string; content: string } {
   const [file, ...words] = rest.split(/\s+/);
   return { file: file ?? 'file.txt', content: words.join(' ') || 'created by the fake provider' };
+}
+
+/** How one fake turns each prompt command into a step of its own API. */
+export interface PromptSteps<Step> {
+  run(command: string): Step;
+  escalate(command: string): Step;
+  patch(file: string, content: string): Step;
+  ask(question: string): Step;
+}
+
+/** The step `text` names as a prompt command (see PromptCommand), or undefined when it names none. */
+export function stepForPrompt<Step>(text: string, steps: PromptSteps<Step>): Step | undefined {
+  const command = promptCommand(text);
+  if (!command) return undefined;
+  if (command.verb !== 'patch') return steps[command.verb](command.rest);
+  const { file, content } = patchOf(command.rest);
+  return steps.patch(file, content);
 }
 
 /** The answers an `ask:` command offers. */
@@ -165,18 +195,61 @@ export class ScriptQueue<Step, Logged> {
   }
 }
 
+/** How a fake picks a model request's step when nothing is scripted, and logs the request. */
+export interface StepChooser<Step extends { kind: string }, Logged> {
+  promptStep(body: Json): Step | undefined;
+  summarize(urlPath: string, body: Json, step: Step['kind'] | 'default'): Logged;
+}
+
 /**
- * The ScriptedModelServer a queue and a listening server make, with `extra`'s members (its
- * getters stay live: they are copied as properties, not read once).
+ * The step a model request takes, the next scripted one or else the one its prompt names, and its
+ * log entry, recorded before the step is served.
  */
-export function scriptedServer<Step, Logged, Extra extends object>(
+export function takeStep<Step extends { kind: string }, Logged>(
+  queue: ScriptQueue<Step, Logged>,
+  urlPath: string,
+  body: Json,
+  chooser: StepChooser<Step, Logged>,
+): { step: Step | undefined; entry: Logged } {
+  const step = queue.next() ?? chooser.promptStep(body);
+  const entry = chooser.summarize(urlPath, body, step?.kind ?? 'default');
+  queue.record(entry);
+  return { step, entry };
+}
+
+/** What a scripted server's handler is given: the request's URL and its body (or the refusal). */
+export type JsonHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  read: { body: Json } | { status: 413 | 400 },
+) => Promise<void> | void;
+
+/** An HTTP server that reads each request's body as JSON (readJsonObject) before `handle` runs. */
+export function jsonServer(handle: JsonHandler): Server {
+  return http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      await handle(req, res, url, await readJsonObject(req));
+    })();
+  });
+}
+
+/**
+ * Listens on 127.0.0.1 (`port` 0: any free one) and returns the ScriptedModelServer the queue
+ * and server make, its base URL ending in `basePath`, with `extra`'s members (its getters stay
+ * live: they are copied as properties, not read once).
+ */
+export async function listenScripted<Step, Logged, Extra extends object>(
   queue: ScriptQueue<Step, Logged>,
   server: Server,
-  where: { port: number; baseUrl: string },
+  where: { port?: number; basePath?: string },
   extra: Extra,
-): ScriptedModelServer<Step, Logged> & Extra {
+): Promise<ScriptedModelServer<Step, Logged> & Extra> {
+  const port = await listenLocal(server, where.port);
   const base = {
-    ...where,
+    port,
+    baseUrl: `http://127.0.0.1:${port}${where.basePath ?? ''}`,
     script: (...steps: Step[]) => queue.script(...steps),
     get remaining() {
       return queue.remaining;

@@ -1,19 +1,21 @@
 // A scripted fake of the Anthropic Messages API (streaming SSE) for driving the real Claude Code
 // CLI offline. Claude Code POSTs `{base_url}/v1/messages`; each streaming POST takes the next
 // scripted step. The request log keeps shapes and counts only, never prompt or output text.
-import http, { type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import {
+  defaultReply,
   isObject,
   type Json,
-  listenLocal,
-  patchOf,
-  promptCommand,
+  jsonServer,
+  listenScripted,
+  openEventStream,
+  type PromptSteps,
   type ScriptedModelServer,
-  sse,
-  YES_NO,
-  readJsonObject,
   ScriptQueue,
-  scriptedServer,
+  sse,
+  stepForPrompt,
+  takeStep,
+  YES_NO,
 } from '../fake-server.js';
 
 /** The key the CLI must be given; any value works, the fake only checks one is sent. */
@@ -80,24 +82,18 @@ export function promptStep(body: Json): FakeClaudeStep | undefined {
   if (!last) return undefined;
   for (const part of contentOf(last)) {
     if (part.type !== 'text' || typeof part.text !== 'string') continue;
-    const command = promptCommand(part.text);
-    if (!command) continue;
-    const { verb, rest } = command;
-    switch (verb) {
-      case 'run':
-        return { kind: 'shell', command: rest };
-      case 'escalate':
-        return { kind: 'shell', command: rest, description: 'Run this command?' };
-      case 'patch': {
-        const { file, content } = patchOf(rest);
-        return { kind: 'patch', path: file, content };
-      }
-      case 'ask':
-        return { kind: 'question', questions: [{ question: rest, header: 'Question', options: YES_NO }] };
-    }
+    const step = stepForPrompt(part.text, PROMPT_STEPS);
+    if (step) return step;
   }
   return undefined;
 }
+
+const PROMPT_STEPS: PromptSteps<FakeClaudeStep> = {
+  run: (command) => ({ kind: 'shell', command }),
+  escalate: (command) => ({ kind: 'shell', command, description: 'Run this command?' }),
+  patch: (file, content) => ({ kind: 'patch', path: file, content }),
+  ask: (question) => ({ kind: 'question', questions: [{ question, header: 'Question', options: YES_NO }] }),
+};
 
 function summarize(
   urlPath: string,
@@ -135,11 +131,7 @@ class MessageStream {
     readonly id: string,
     model: unknown,
   ) {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
+    openEventStream(res);
     sse(res, 'message_start', {
       message: {
         id,
@@ -198,7 +190,7 @@ function serve(
 ): void {
   const stream = new MessageStream(res, id, body.model);
   if (!step) {
-    stream.text(afterTool ? 'The tool finished.' : 'Hello from the fake provider.');
+    stream.text(defaultReply(afterTool));
     stream.complete('end_turn');
     return;
   }
@@ -236,55 +228,48 @@ export async function startFakeAnthropic(port = 0): Promise<FakeAnthropic> {
   let otherRequests = 0;
   let sequence = 0;
 
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const read = await readJsonObject(req);
-      if ('status' in read) {
-        const error = { type: 'invalid_request_error', message: 'unreadable body' };
-        json(res, read.status, { type: 'error', error });
-        return;
-      }
-      const { body } = read;
-      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
-        json(res, 200, { input_tokens: 100 });
-        return;
-      }
-      if (req.method !== 'POST' || url.pathname !== '/v1/messages' || !req.headers['x-api-key']) {
-        otherRequests++;
-        json(res, 404, {
-          type: 'error',
-          error: { type: 'not_found_error', message: 'fake provider: no such route' },
-        });
-        return;
-      }
-      const id = `msg_fake_${++sequence}`;
-      if (body.stream !== true) {
-        // Side requests (titles, summaries) never take a scripted step.
-        queue.record(summarize(url.pathname, body, 'non_streaming'));
-        json(res, 200, {
-          id,
-          type: 'message',
-          role: 'assistant',
-          model: body.model,
-          content: [{ type: 'text', text: 'Fake' }],
-          stop_reason: 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
-        });
-        return;
-      }
-      const step = queue.next() ?? promptStep(body);
-      const entry = summarize(url.pathname, body, step?.kind ?? 'default');
-      queue.record(entry);
-      serve(res, id, body, step, entry.afterTool);
-    })();
+  const server = jsonServer((req, res, url, read) => {
+    if ('status' in read) {
+      const error = { type: 'invalid_request_error', message: 'unreadable body' };
+      json(res, read.status, { type: 'error', error });
+      return;
+    }
+    const { body } = read;
+    if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
+      json(res, 200, { input_tokens: 100 });
+      return;
+    }
+    if (req.method !== 'POST' || url.pathname !== '/v1/messages' || !req.headers['x-api-key']) {
+      otherRequests++;
+      json(res, 404, {
+        type: 'error',
+        error: { type: 'not_found_error', message: 'fake provider: no such route' },
+      });
+      return;
+    }
+    const id = `msg_fake_${++sequence}`;
+    if (body.stream !== true) {
+      // Side requests (titles, summaries) never take a scripted step.
+      queue.record(summarize(url.pathname, body, 'non_streaming'));
+      json(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [{ type: 'text', text: 'Fake' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      });
+      return;
+    }
+    const { step, entry } = takeStep(queue, url.pathname, body, { promptStep, summarize });
+    serve(res, id, body, step, entry.afterTool);
   });
-  const bound = await listenLocal(server, port);
-  return scriptedServer(
+  return listenScripted(
     queue,
     server,
-    { port: bound, baseUrl: `http://127.0.0.1:${bound}` },
+    { port },
     {
       get otherRequests() {
         return otherRequests;

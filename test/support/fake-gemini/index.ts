@@ -4,16 +4,15 @@
 // takes the next scripted step, or the step the prompt names (`run:`, `escalate:`, `patch:`,
 // `slow:`), as the Codex fake does. The request log keeps shapes and counts only, never text.
 import { mkdir, writeFile } from 'node:fs/promises';
-import http, { type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
   isObject,
   type Json,
-  listenLocal,
+  jsonServer,
+  listenScripted,
   type ScriptedModelServer,
-  readJsonObject,
   ScriptQueue,
-  scriptedServer,
 } from '../fake-server.js';
 
 export const FAKE_GEMINI_MODEL = 'gemini-2.5-flash';
@@ -186,58 +185,53 @@ export async function startFakeGemini(): Promise<FakeGemini> {
   const queue = new ScriptQueue<GeminiStep, GeminiRequestLogEntry>('fake gemini');
   let unknownRequests = 0;
 
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const read = await readJsonObject(req);
-      if ('status' in read) {
-        res.writeHead(read.status).end();
-        return;
-      }
-      const { body } = read;
-      const config = isObject(body.generationConfig) ? body.generationConfig : {};
-      const json = config.responseMimeType === 'application/json';
-      const chat = req.method === 'POST' && url.pathname.endsWith(':streamGenerateContent');
-      if (req.method === 'POST' && json && (chat || url.pathname.endsWith(':generateContent'))) {
-        const answer = chunk([{ text: jsonAnswer(body) }], true);
-        if (chat) await stream(res, [answer], 0);
-        else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-        return;
-      }
-      if (!chat) {
-        unknownRequests++;
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            error: { code: 404, message: 'fake gemini: no such route', status: 'NOT_FOUND' },
-          }),
-        );
-        return;
-      }
-      const afterTool = lastParts(body).some((part) => part.functionResponse !== undefined);
-      const step = afterTool ? undefined : (queue.next() ?? promptStep(body));
-      const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
-      queue.record({
-        model: decodeURIComponent(/\/models\/([^:/]+):/.exec(url.pathname)?.[1] ?? ''),
-        step: step?.kind ?? 'default',
-        contents: contents.length,
-        userTexts: contents.filter(
-          (entry) =>
-            entry.role === 'user' &&
-            Array.isArray(entry.parts) &&
-            entry.parts.some((p) => isObject(p) && typeof p.text === 'string'),
-        ).length,
-        afterTool,
-      });
-      const { chunks, delayMs } = stepChunks(step, afterTool);
-      await stream(res, chunks, delayMs);
-    })();
+  const server = jsonServer(async (req, res, url, read) => {
+    if ('status' in read) {
+      res.writeHead(read.status).end();
+      return;
+    }
+    const { body } = read;
+    const config = isObject(body.generationConfig) ? body.generationConfig : {};
+    const json = config.responseMimeType === 'application/json';
+    const chat = req.method === 'POST' && url.pathname.endsWith(':streamGenerateContent');
+    if (req.method === 'POST' && json && (chat || url.pathname.endsWith(':generateContent'))) {
+      const answer = chunk([{ text: jsonAnswer(body) }], true);
+      if (chat) await stream(res, [answer], 0);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      return;
+    }
+    if (!chat) {
+      unknownRequests++;
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: { code: 404, message: 'fake gemini: no such route', status: 'NOT_FOUND' },
+        }),
+      );
+      return;
+    }
+    const afterTool = lastParts(body).some((part) => part.functionResponse !== undefined);
+    const step = afterTool ? undefined : (queue.next() ?? promptStep(body));
+    const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
+    queue.record({
+      model: decodeURIComponent(/\/models\/([^:/]+):/.exec(url.pathname)?.[1] ?? ''),
+      step: step?.kind ?? 'default',
+      contents: contents.length,
+      userTexts: contents.filter(
+        (entry) =>
+          entry.role === 'user' &&
+          Array.isArray(entry.parts) &&
+          entry.parts.some((p) => isObject(p) && typeof p.text === 'string'),
+      ).length,
+      afterTool,
+    });
+    const { chunks, delayMs } = stepChunks(step, afterTool);
+    await stream(res, chunks, delayMs);
   });
-  const port = await listenLocal(server);
-  return scriptedServer(
+  return listenScripted(
     queue,
     server,
-    { port, baseUrl: `http://127.0.0.1:${port}` },
+    {},
     {
       get unknownRequests() {
         return unknownRequests;

@@ -2,20 +2,22 @@
 // offline. Codex only ever POSTs `{base_url}/responses`; each POST takes the next scripted step.
 // The request log keeps shapes and counts only, never prompt or output text.
 import { mkdir, writeFile } from 'node:fs/promises';
-import http, { type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import {
+  defaultReply,
   isObject,
   type Json,
-  listenLocal,
-  patchOf,
-  promptCommand,
+  jsonServer,
+  listenScripted,
+  openEventStream,
+  type PromptSteps,
   type ScriptedModelServer,
-  sse,
-  YES_NO,
-  readJsonObject,
   ScriptQueue,
-  scriptedServer,
+  sse,
+  stepForPrompt,
+  takeStep,
+  YES_NO,
 } from '../fake-server.js';
 
 export const FAKE_MODEL = 'fake-model';
@@ -81,29 +83,29 @@ export function promptStep(body: Json): FakeStep | undefined {
     .map((part) => (typeof part.text === 'string' ? part.text : ''))
     .join('')
     .trim();
-  const command = promptCommand(text);
-  if (!command) return undefined;
-  const { verb, rest } = command;
-  switch (verb) {
-    case 'run':
-      return { kind: 'shell', command: rest };
-    case 'escalate':
-      return { kind: 'shell', command: rest, escalate: true, justification: 'Run this outside the sandbox?' };
-    case 'patch': {
-      const { file, content } = patchOf(rest);
-      const lines = content.split('\n');
-      return {
-        kind: 'patch',
-        patch: `*** Begin Patch\n*** Add File: ${file}\n${lines.map((line) => `+${line}`).join('\n')}\n*** End Patch\n`,
-      };
-    }
-    case 'ask':
-      return {
-        kind: 'question',
-        questions: [{ id: 'answer', header: 'Question', question: rest, options: YES_NO }],
-      };
-  }
+  return stepForPrompt(text, PROMPT_STEPS);
 }
+
+const PROMPT_STEPS: PromptSteps<FakeStep> = {
+  run: (command) => ({ kind: 'shell', command }),
+  escalate: (command) => ({
+    kind: 'shell',
+    command,
+    escalate: true,
+    justification: 'Run this outside the sandbox?',
+  }),
+  patch: (file, content) => {
+    const lines = content.split('\n').map((line) => `+${line}`);
+    return {
+      kind: 'patch',
+      patch: `*** Begin Patch\n*** Add File: ${file}\n${lines.join('\n')}\n*** End Patch\n`,
+    };
+  },
+  ask: (question) => ({
+    kind: 'question',
+    questions: [{ id: 'answer', header: 'Question', question, options: YES_NO }],
+  }),
+};
 
 function summarize(urlPath: string, body: Json, step: FakeRequestLogEntry['step']): FakeRequestLogEntry {
   const input = Array.isArray(body.input) ? body.input.filter(isObject) : [];
@@ -141,11 +143,7 @@ class ResponseStream {
     private readonly model: unknown,
   ) {
     this.id = `resp_fake_${sequence}`;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
+    openEventStream(res);
     sse(res, 'response.created', { response: this.base('in_progress') });
   }
 
@@ -274,7 +272,7 @@ function serve(
 ): void {
   const stream = new ResponseStream(res, sequence, body.model);
   if (!step) {
-    stream.text(afterTool ? 'The tool finished.' : 'Hello from the fake provider.');
+    stream.text(defaultReply(afterTool));
     stream.complete();
     return;
   }
@@ -313,35 +311,29 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   let outboundAttempts = 0;
   let sequence = 0;
 
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      if (/^https?:/.test(req.url ?? '')) outboundAttempts++;
-      const read = await readJsonObject(req);
-      if ('status' in read) {
-        res.writeHead(read.status).end();
-        return;
-      }
-      if (req.method !== 'POST' || !url.pathname.endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'fake provider: no such route' } }));
-        return;
-      }
-      const step = queue.next() ?? promptStep(read.body);
-      const entry = summarize(url.pathname, read.body, step?.kind ?? 'default');
-      queue.record(entry);
-      serve(res, ++sequence, read.body, step, entry.afterTool);
-    })();
+  const server = jsonServer((req, res, url, read) => {
+    if (/^https?:/.test(req.url ?? '')) outboundAttempts++;
+    if ('status' in read) {
+      res.writeHead(read.status).end();
+      return;
+    }
+    if (req.method !== 'POST' || !url.pathname.endsWith('/responses')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'fake provider: no such route' } }));
+      return;
+    }
+    const { body } = read;
+    const { step, entry } = takeStep(queue, url.pathname, body, { promptStep, summarize });
+    serve(res, ++sequence, body, step, entry.afterTool);
   });
   server.on('connect', (_req, socket) => {
     outboundAttempts++;
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
-  const port = await listenLocal(server);
-  return scriptedServer(
+  return listenScripted(
     queue,
     server,
-    { port, baseUrl: `http://127.0.0.1:${port}/v1` },
+    { basePath: '/v1' },
     {
       get outboundAttempts() {
         return outboundAttempts;
