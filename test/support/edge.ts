@@ -358,6 +358,12 @@ export const REMEMBER_SWORDFISH = [
   { kind: 'text', text: 'You said swordfish.' },
 ] as const;
 
+/** The script expectOneOfTwoKilled needs: a reply that hangs until its agent is killed, then one. */
+export const KILLED_MID_TURN = [
+  { kind: 'hang', text: 'Working on it' },
+  { kind: 'text', text: 'still here' },
+] as const;
+
 /**
  * The sandbox tests' script: two turns, each a shell command writing `target` and a reply. The
  * first runs read-only (the write must fail), the second after the mode allows writes.

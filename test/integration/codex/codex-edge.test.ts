@@ -6,61 +6,31 @@ import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type EdgeAgentResult } from '#contracts';
-import { type RunningEdge } from '../../../apps/edge-connector/src/app.js';
+import { agentEdgeSuite } from '../../support/agent-edge-suite.js';
 import {
   FAKE_API_KEY_ENV,
   FAKE_MODEL,
   prepareCodexHome,
   startFakeProvider,
-  type FakeProvider,
 } from '../../support/fake-provider/index.js';
 import { codexBinary, WAIT_MS } from './codex-harness.js';
-import {
-  AgentEdgeBus,
-  tearDownCase,
-  expectOneOfTwoKilled,
-  expectResumedAfterRestart,
-  clientSteps,
-  lastAssistant,
-  WHICH_ONE,
-  REMEMBER_SWORDFISH,
-  writeTwice,
-  caseDirs,
-} from '../../support/edge.js';
-import {
-  expectApprovedThenDeclined,
-  expectQuestionAnswered,
-  expectModelChosen,
-  expectStreamedReply,
-} from '../edge/prompt-scenarios.js';
+import { WHICH_ONE, REMEMBER_SWORDFISH, KILLED_MID_TURN, writeTwice } from '../../support/edge.js';
 
 jest.setTimeout(60_000);
 
-const EDGE_ID = '4343';
-
-const bus = new AgentEdgeBus(EDGE_ID, 'codexedge');
-
-beforeAll(() => bus.open());
-afterAll(() => bus.close());
-
-interface Case {
-  base: string;
-  project: string;
-  dataDir: string;
-  codexHome: string;
-  provider: FakeProvider;
-  edge: RunningEdge;
-}
-
-let current: Case;
-
-function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
-  const proxy = `http://127.0.0.1:${c.provider.port}`;
-  return bus.start(
-    {
-      TETHER_AGENT: 'codex',
-      TETHER_EDGE_DATA_DIR: c.dataDir,
+const suite = agentEdgeSuite({
+  agent: 'codex',
+  edgeId: '4343',
+  waitMs: WAIT_MS,
+  prepare: async (dirs) => {
+    const provider = await startFakeProvider();
+    const codexHome = path.join(dirs.base, 'codex-home');
+    await prepareCodexHome(codexHome, provider);
+    return { ...dirs, codexHome, provider };
+  },
+  env: (c) => {
+    const proxy = `http://127.0.0.1:${c.provider.port}`;
+    return {
       TETHER_CODEX_PATH: codexBinary(),
       TETHER_CODEX_HOME: c.codexHome,
       TETHER_CODEX_ENV_ALLOW: FAKE_API_KEY_ENV,
@@ -72,61 +42,44 @@ function bootEdge(c: Omit<Case, 'edge'>): Promise<RunningEdge> {
       HTTPS_PROXY: proxy,
       HTTP_PROXY: proxy,
       NO_PROXY: '127.0.0.1,localhost',
-    },
-    WAIT_MS,
-  );
-}
-
-beforeEach(async () => {
-  const provider = await startFakeProvider();
-  const dirs = await caseDirs('codex-edge');
-  const c = { ...dirs, codexHome: path.join(dirs.base, 'codex-home'), provider };
-  await prepareCodexHome(c.codexHome, provider);
-  current = { ...c, edge: await bootEdge(c) };
+    };
+  },
+  expectStarted: (started) => {
+    expect(started).toMatchObject({ model: FAKE_MODEL });
+    expect(started.thread_id).toMatch(/^[0-9a-f-]{36}$/);
+  },
 });
-
-afterEach(() => tearDownCase(current));
-
-async function start(project = current.project): Promise<EdgeAgentResult> {
-  const started = await bus.startSession('codex', project);
-  expect(started).toMatchObject({ status: 'ok', revision: 1, project, model: FAKE_MODEL });
-  expect(started.thread_id).toMatch(/^[0-9a-f-]{36}$/);
-  return started;
-}
-
-/** Watches, as a client would (bounded by WAIT_MS), until a condition holds or the turn is over. */
-const { rpc, on, watch, untilIdle, send } = clientSteps(bus, WAIT_MS);
-const steps = { start, send, watch, untilIdle };
+const { rpc, on, watch, untilIdle, send, start } = suite;
 
 describe('edge connector driving the real Codex CLI', () => {
   it('streams a reply, then lists the models and selects one for the next turn', async () => {
     const reply = 'Hello from the scripted provider, streamed in several pieces to the edge.';
-    current.provider.script({ kind: 'text', text: reply }, { kind: 'text', text: 'second' });
+    suite.current.provider.script({ kind: 'text', text: reply }, { kind: 'text', text: 'second' });
     const { session_id: id } = await start();
 
-    await expectStreamedReply(bus, { send, untilIdle }, id!, reply);
+    await suite.expectStreamedReply(id!, reply);
 
-    const models = await expectModelChosen(bus, { send, untilIdle }, id!, FAKE_MODEL);
+    const models = await suite.expectModelChosen(id!, FAKE_MODEL);
     expect(models.models).toEqual([{ id: FAKE_MODEL, name: 'Fake Model' }]);
-    expect(current.provider.requests.at(-1)?.model).toBe(FAKE_MODEL);
+    expect(suite.current.provider.requests.at(-1)?.model).toBe(FAKE_MODEL);
   });
 
   it('runs a command once it is approved and not when it is declined', async () => {
-    const approved = path.join(current.project, 'approved.txt');
-    const declined = path.join(current.project, 'declined.txt');
-    current.provider.script(
+    const approved = path.join(suite.current.project, 'approved.txt');
+    const declined = path.join(suite.current.project, 'declined.txt');
+    suite.current.provider.script(
       { kind: 'shell', command: `echo approved > ${approved}`, escalate: true, justification: 'Write it?' },
       { kind: 'text', text: 'wrote it' },
       { kind: 'shell', command: `echo declined > ${declined}`, escalate: true },
       { kind: 'text', text: 'did not write it' },
     );
-    await expectApprovedThenDeclined(bus, steps, {
+    await suite.expectApprovedThenDeclined({
       prompts: ['write approved.txt', 'write declined.txt'],
       replies: ['wrote it', 'did not write it'],
       expectAsked: (approval) => {
         expect(approval).toMatchObject({
           kind: 'command',
-          directory: current.project,
+          directory: suite.current.project,
           reason: 'Write it?',
         });
         expect(approval.command).toContain('echo approved');
@@ -143,8 +96,8 @@ describe('edge connector driving the real Codex CLI', () => {
   });
 
   it('shows a file change with its diff for approval, then applies it', async () => {
-    const target = path.join(current.project, 'patched.txt');
-    current.provider.script(
+    const target = path.join(suite.current.project, 'patched.txt');
+    suite.current.provider.script(
       {
         kind: 'patch',
         patch: `*** Begin Patch\n*** Add File: ${target}\n+hello from apply_patch\n*** End Patch\n`,
@@ -156,7 +109,7 @@ describe('edge connector driving the real Codex CLI', () => {
     await send(id!, 'patch it');
     const asking = await watch(id!, (s) => (s.approvals ?? []).length > 0, 'a file-change approval');
     const approval = asking.approvals![0]!;
-    expect(approval).toMatchObject({ kind: 'file_change', directory: current.project });
+    expect(approval).toMatchObject({ kind: 'file_change', directory: suite.current.project });
     expect(approval.changes).toEqual([
       expect.objectContaining({
         path: target,
@@ -172,34 +125,26 @@ describe('edge connector driving the real Codex CLI', () => {
   });
 
   it('asks the user a question and forwards the answer to the agent', async () => {
-    current.provider.script(
+    suite.current.provider.script(
       { kind: 'question', questions: [{ id: 'choice', ...WHICH_ONE }] },
       { kind: 'text', text: 'Right it is.' },
     );
-    await expectQuestionAnswered(bus, steps, {
+    await suite.expectQuestionAnswered({
       questionId: 'choice',
       exact: false,
       refusesOtherAnswers: false,
     });
-    expect(current.provider.requests.at(-1)?.afterTool).toBe(true);
+    expect(suite.current.provider.requests.at(-1)?.afterTool).toBe(true);
   });
 
   it('interrupts a running turn', async () => {
-    current.provider.script({ kind: 'hang', text: 'Thinking about it for a long while' });
-    const { session_id: id } = await start();
-
-    await send(id!, 'take your time');
-    await watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
-    const interrupted = await rpc({ action: 'interrupt', ...on(id!) });
-    expect(interrupted.status).toBe('ok');
-    const done = await untilIdle(id!);
-    expect(done.status).toBe('ok');
-    expect(done.closed).toBeFalsy();
+    suite.current.provider.script({ kind: 'hang', text: 'Thinking about it for a long while' });
+    await suite.expectInterrupted();
   });
 
   it('blocks a write in read-only mode and allows it after permissions → workspace-write', async () => {
-    const target = path.join(current.project, 'written.txt');
-    current.provider.script(...writeTwice(target));
+    const target = path.join(suite.current.project, 'written.txt');
+    suite.current.provider.script(...writeTwice(target));
     const started = await start();
     const id = started.session_id!;
     expect(started).toMatchObject({ permission_mode: 'read-only', permissions_available: true });
@@ -207,7 +152,9 @@ describe('edge connector driving the real Codex CLI', () => {
     await send(id, 'write in read-only');
     await untilIdle(id);
     expect(existsSync(target)).toBe(false);
-    expect(current.provider.requests.find((request) => request.afterTool)?.lastToolExitCode).not.toBe(0);
+    expect(suite.current.provider.requests.find((request) => request.afterTool)?.lastToolExitCode).not.toBe(
+      0,
+    );
 
     const changed = await rpc({ action: 'permissions', ...on(id), permission_mode: 'workspace-write' });
     expect(changed).toMatchObject({ status: 'ok', permission_mode: 'workspace-write' });
@@ -218,29 +165,16 @@ describe('edge connector driving the real Codex CLI', () => {
   });
 
   it('resumes a session after an edge restart with the thread history intact', async () => {
-    current.provider.script(...REMEMBER_SWORDFISH);
-    await expectResumedAfterRestart(
-      bus,
-      {
-        start,
-        send,
-        untilIdle,
-        project: current.project,
-        stopEdge: () => current.edge.close(),
-        bootEdge: async () => {
-          current.edge = await bootEdge(current);
-        },
-      },
-      { permission_mode: 'read-only' },
-    );
+    suite.current.provider.script(...REMEMBER_SWORDFISH);
+    await suite.expectResumedAfterRestart({ permission_mode: 'read-only' });
     // The provider received the earlier conversation with the new turn.
-    const [first, second] = current.provider.requests;
+    const [first, second] = suite.current.provider.requests;
     expect(second!.userMessages).toBeGreaterThan(first!.userMessages);
     expect(second!.inputItems).toBeGreaterThan(first!.inputItems);
   });
 
   it('closes a session whose Codex process dies mid-turn and leaves the others running', async () => {
-    current.provider.script({ kind: 'hang', text: 'Working on it' }, { kind: 'text', text: 'still here' });
-    await expectOneOfTwoKilled({ ...steps, base: current.base, project: current.project });
+    suite.current.provider.script(...KILLED_MID_TURN);
+    await suite.expectOneOfTwoKilled();
   });
 });

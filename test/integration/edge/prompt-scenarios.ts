@@ -152,3 +152,39 @@ export async function expectModelChosen(
   expect(lastAssistant(await steps.untilIdle(id))).toBe('second');
   return models;
 }
+
+/**
+ * A turn interrupted once its reply began (the provider hangs it) ends without closing the
+ * session; with `nextReply`, the next turn (the provider scripted to answer it) still runs.
+ */
+export async function expectInterrupted(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'start' | 'send' | 'watch' | 'untilIdle'>,
+  nextReply?: string,
+): Promise<void> {
+  const { session_id: id } = await steps.start();
+  await steps.send(id!, 'take your time');
+  await steps.watch(id!, (s) => lastAssistant(s).length > 0, 'the first reply');
+  expect((await bus.rpc({ action: 'interrupt', ...bus.on(id!) })).status).toBe('ok');
+  const done = await steps.untilIdle(id!);
+  expect(done.status).toBe('ok');
+  expect(done.closed).toBeFalsy();
+  if (nextReply === undefined) return;
+  await steps.send(id!, 'again');
+  expect(lastAssistant(await steps.untilIdle(id!))).toBe(nextReply);
+}
+
+/** The scenarios above bound to one suite's bus and steps. */
+export function promptScenarios(
+  bus: AgentEdgeBus,
+  steps: Pick<AgentSteps, 'start' | 'send' | 'watch' | 'untilIdle'>,
+) {
+  return {
+    expectApprovedThenDeclined: (scenario: ApprovalScenario) =>
+      expectApprovedThenDeclined(bus, steps, scenario),
+    expectQuestionAnswered: (scenario: QuestionScenario) => expectQuestionAnswered(bus, steps, scenario),
+    expectStreamedReply: (id: string, reply: string) => expectStreamedReply(bus, steps, id, reply),
+    expectModelChosen: (id: string, model: string) => expectModelChosen(bus, steps, id, model),
+    expectInterrupted: (nextReply?: string) => expectInterrupted(bus, steps, nextReply),
+  };
+}
