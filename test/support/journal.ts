@@ -1,11 +1,12 @@
 // What the journal suites run against: history in process (its own schema), router replicas on
 // the same namespace, and one owner with an enrolled edge and access.
-import { jest } from '@jest/globals';
+import { afterAll, beforeAll, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { edgeToken, result, type EdgeAgentResult, type SessionUpdate } from '#contracts';
+import { requestService } from '#messaging';
 import { testServices, TEST_EDGE_SECRET } from '#test-support';
 import type { RunningRouter } from '../../apps/session-router/src/app.js';
-import { SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from './history.js';
+import { HARNESS_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS, startHarness, type HistoryHarness } from './history.js';
 import { startTestRouter } from './router.js';
 
 export { HARNESS_TIMEOUT_MS, sessionId, type HistoryHarness } from './history.js';
@@ -29,8 +30,14 @@ export interface JournalStack {
   accessId: string;
   /** The owner's edge reporting `revision` of session `sid` (a snapshot with `snapshot`'s fields). */
   update(sid: string, revision: number, snapshot?: Partial<EdgeAgentResult>): SessionUpdate;
+  /** Sends an update to the routers as an edge does; resolves with their ack (epoch, sequence). */
+  send(update: SessionUpdate): ReturnType<typeof sendUpdate>;
   /** Stops the routers and history and removes the namespace's Redis keys. */
   close(): Promise<void>;
+}
+
+function sendUpdate(h: HistoryHarness, update: SessionUpdate) {
+  return requestService(h.nc, h.subjects, 'routerSessionUpdate', update, { timeoutMs: 10_000 });
 }
 
 /** Sets the suite's test timeout for journal work (`factor` × the slow-test bound). */
@@ -78,10 +85,36 @@ export async function startJournalStack(
         emitted_at: Date.now(),
         snapshot: result('ok', { session_id: sid, revision, ...snapshot }),
       }),
+      send: (update) => sendUpdate(h, update),
       close,
     };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/**
+ * A suite's journal stack: sets the suite timeout and registers hooks that start the stack before
+ * the suite's own and close it after them. Call it at file level, outside the suite's describe:
+ * outer beforeAll hooks run before a describe's, outer afterAll hooks after. `options` is read
+ * when the stack starts, so it may name a server a hook declared earlier started.
+ */
+export function useJournalStack(
+  label: string,
+  owner: string,
+  options: () => JournalStackOptions = () => ({}),
+): { readonly stack: JournalStack } {
+  journalSuiteTimeout();
+  let stack: JournalStack | undefined;
+  beforeAll(async () => {
+    stack = await startJournalStack(label, owner, options());
+  }, HARNESS_TIMEOUT_MS);
+  afterAll(() => stack?.close(), HARNESS_TIMEOUT_MS);
+  return {
+    get stack(): JournalStack {
+      if (!stack) throw new Error('The journal stack is not up.');
+      return stack;
+    },
+  };
 }

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
-  edgeToken,
   operationFingerprint,
   result,
   type EdgeAgentRequest,
@@ -15,11 +14,9 @@ import {
   type EdgeAgentResult,
   type EdgeDispatchRecord,
   type OpenSubmission,
-  type SessionUpdate,
   type Submission,
 } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
-import { TEST_EDGE_SECRET } from '#test-support';
 import { REDIS } from '../../../apps/session-router/src/common/tokens.js';
 import {
   RECONCILED_REASON,
@@ -30,18 +27,23 @@ import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
 import {
   HARNESS_TIMEOUT_MS,
-  journalSuiteTimeout,
   sessionId,
-  startJournalStack,
+  useJournalStack,
   type HistoryHarness,
-  type JournalStack,
 } from '../../support/journal.js';
-
-journalSuiteTimeout();
 
 const OWNER = 'crash-owner';
 /** Long enough that a test's own rows are never swept by the timer before the test asks. */
 const TIMER_INTERVAL_MS = 600_000;
+
+const chain = useJournalStack('crash', OWNER, () => ({
+  routerEnv: {
+    TETHER_EDGE_RPC_TIMEOUT_MS: '500',
+    TETHER_OPERATION_CLAIM_MS: '1000',
+    TETHER_SUBMISSION_SWEEP_INTERVAL_MS: String(TIMER_INTERVAL_MS),
+    TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: '100',
+  },
+}));
 
 interface FakeEdge {
   /** The edge's dispatch records, as a real edge keeps them (dispatch-records.ts). */
@@ -51,7 +53,6 @@ interface FakeEdge {
 }
 
 describe('send crash boundary: sweep and reconcile', () => {
-  let stack: JournalStack;
   let h: HistoryHarness;
   let router: RunningRouter;
   let reconciler: SubmissionReconciler;
@@ -62,15 +63,7 @@ describe('send crash boundary: sweep and reconcile', () => {
   let accessId: string;
 
   beforeAll(async () => {
-    stack = await startJournalStack('crash', OWNER, {
-      routerEnv: {
-        TETHER_EDGE_RPC_TIMEOUT_MS: '500',
-        TETHER_OPERATION_CLAIM_MS: '1000',
-        TETHER_SUBMISSION_SWEEP_INTERVAL_MS: String(TIMER_INTERVAL_MS),
-        TETHER_SUBMISSION_RECONCILE_BACKOFF_MS: '100',
-      },
-    });
-    ({ h, router, edgeId, accessId } = stack);
+    ({ h, router, edgeId, accessId } = chain.stack);
     reconciler = router.app.get(SubmissionReconciler);
     journal = router.app.get(JournalSequencerService);
     redis = router.app.get<Redis>(REDIS);
@@ -78,10 +71,7 @@ describe('send crash boundary: sweep and reconcile', () => {
     await h.nc.flush();
   }, HARNESS_TIMEOUT_MS);
 
-  afterAll(async () => {
-    edge?.stop();
-    await stack?.close();
-  }, HARNESS_TIMEOUT_MS);
+  afterAll(() => edge?.stop());
 
   function fakeEdge(): FakeEdge {
     const records = new Map<string, EdgeDispatchRecord>();
@@ -118,17 +108,7 @@ describe('send crash boundary: sweep and reconcile', () => {
   /** A stored session (one edge update through the router, so history keeps it). */
   async function storedSession(): Promise<string> {
     const sid = sessionId();
-    const update: SessionUpdate = {
-      edge_id: edgeId,
-      edge_token: edgeToken(TEST_EDGE_SECRET, edgeId),
-      actor_id: OWNER,
-      access_id: accessId,
-      session_id: sid,
-      revision: 1,
-      emitted_at: Date.now(),
-      snapshot: result('ok', { session_id: sid, revision: 1 }),
-    };
-    await requestService(h.nc, h.subjects, 'routerSessionUpdate', update, { timeoutMs: 10_000 });
+    await chain.stack.send(chain.stack.update(sid, 1));
     return sid;
   }
 

@@ -10,27 +10,24 @@ import {
   type HistoryJournalPageRequest,
   type JournalPage,
 } from '#contracts';
-import { connectNats, requestService } from '#messaging';
+import { connectNats } from '#messaging';
 import { signToken, testServices, TEST_JWT_SECRET } from '#test-support';
 import { createApiApp } from '../../../apps/api/src/app.js';
 import {
   HARNESS_TIMEOUT_MS,
-  journalSuiteTimeout,
   sessionId,
-  startJournalStack,
+  useJournalStack,
   type HistoryHarness,
-  type JournalStack,
 } from '../../support/journal.js';
-
-journalSuiteTimeout();
 
 const OWNER = 'page-owner';
 const STRANGER = 'page-stranger';
 /** How long history may take to apply the rows a test just sent. */
 const APPLY_TIMEOUT_MS = 15_000;
 
+const chain = useJournalStack('jpage', OWNER);
+
 describe('journal pages', () => {
-  let stack: JournalStack;
   let h: HistoryHarness;
   let api: NestFastifyApplication;
   let apiNc: Awaited<ReturnType<typeof connectNats>>;
@@ -41,8 +38,7 @@ describe('journal pages', () => {
   let strangerAccess: string;
 
   beforeAll(async () => {
-    stack = await startJournalStack('jpage', OWNER);
-    ({ h, edgeId, accessId } = stack);
+    ({ h, edgeId, accessId } = chain.stack);
     const services = await testServices();
     apiNc = await connectNats({ servers: services.natsUrl, name: 'test-jpage-api' });
     api = await createApiApp({
@@ -66,7 +62,6 @@ describe('journal pages', () => {
   afterAll(async () => {
     await api?.close();
     await apiNc?.drain().catch(() => undefined);
-    await stack?.close();
   }, HARNESS_TIMEOUT_MS);
 
   /** Sends snapshots as revisions 1..n of a new session and waits until history applied them. */
@@ -75,9 +70,7 @@ describe('journal pages', () => {
     let epoch = '';
     for (const [i, snapshot] of snapshots.entries()) {
       const revision = i + 1;
-      const update = stack.update(sid, revision, snapshot);
-      epoch = (await requestService(h.nc, h.subjects, 'routerSessionUpdate', update, { timeoutMs: 10_000 }))
-        .epoch;
+      epoch = (await chain.stack.send(chain.stack.update(sid, revision, snapshot))).epoch;
     }
     const deadline = Date.now() + APPLY_TIMEOUT_MS;
     for (;;) {

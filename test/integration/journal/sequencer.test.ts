@@ -11,49 +11,48 @@ import {
   type JournalEntry,
   type SessionUpdate,
 } from '#contracts';
-import { decodeJson, requestService } from '#messaging';
+import { decodeJson } from '#messaging';
 import { freePort, testJournalCipher } from '#test-support';
 import {
   HARNESS_TIMEOUT_MS,
-  journalSuiteTimeout,
   sessionId,
-  startJournalStack,
+  useJournalStack,
   type HistoryHarness,
-  type JournalStack,
 } from '../../support/journal.js';
 import { expectContiguousJournal } from '../../support/journal-chain.js';
 import { PrivateRedis } from '../../support/private-servers.js';
 
-journalSuiteTimeout();
-
 const OWNER = 'journal-owner';
 const REPLICAS = 3;
+
+// The routers' private Redis starts before the stack and stops after it: file-level hooks run in
+// the order they are declared, the stack's in between.
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = new PrivateRedis(await freePort());
+  await redis.start();
+}, HARNESS_TIMEOUT_MS);
+const chain = useJournalStack('jseq', OWNER, () => ({ replicas: REPLICAS, redisUrl: redis.url }));
+afterAll(() => redis?.close(), HARNESS_TIMEOUT_MS);
+
 describe('journal sequencer', () => {
-  let stack: JournalStack;
   let h: HistoryHarness;
-  let redis: PrivateRedis;
   let admin: Redis;
   let jsm: JetStreamManager;
 
   beforeAll(async () => {
-    redis = new PrivateRedis(await freePort());
-    await redis.start();
     admin = new Redis(redis.url);
-    stack = await startJournalStack('jseq', OWNER, { replicas: REPLICAS, redisUrl: redis.url });
-    h = stack.h;
+    h = chain.stack.h;
     jsm = await jetstreamManager(h.nc);
   }, HARNESS_TIMEOUT_MS);
 
   afterAll(async () => {
-    await stack?.close();
     await admin?.quit().catch(() => undefined);
-    await redis?.close();
   }, HARNESS_TIMEOUT_MS);
 
   const update = (sid: string, revision: number, snapshot: Partial<EdgeAgentResult> = {}): SessionUpdate =>
-    stack.update(sid, revision, snapshot);
-  const send = (u: SessionUpdate) =>
-    requestService(h.nc, h.subjects, 'routerSessionUpdate', u, { timeoutMs: 10_000 });
+    chain.stack.update(sid, revision, snapshot);
+  const send = (u: SessionUpdate) => chain.stack.send(u);
 
   const cipher = testJournalCipher();
   /** Every journal message of a session, in stream order. */
