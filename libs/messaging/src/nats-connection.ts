@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { credsAuthenticator } from '@nats-io/nats-core';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { NatsSettings } from '#config';
+import { RequestMux } from './request-mux.js';
 
 export interface NatsConnectOptions extends Omit<NatsSettings, 'servers'> {
   /** Seed URLs: a list, or the comma-separated form of TETHER_NATS_URL. */
@@ -76,11 +77,23 @@ export function natsConnectionOptions(options: NatsConnectOptions): ConnectionOp
 }
 
 /**
- * One connection per process. `noAsyncTraces` drops the stack capture the client does on every
- * request (measured on the hot path); reconnects never give up, because a service that loses
+ * One connection per process, with its own request mux (request-mux.ts). `noAsyncTraces` drops
+ * the stack capture the client does on every request (measured on the hot path); reconnects never give up, because a service that loses
  * NATS has nothing else to do but get it back. Without credentials it connects to an open NATS
  * (development); with them, the server decides what this identity may publish and subscribe.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
-  return connect(natsConnectionOptions(options));
+  const nc = await connect(natsConnectionOptions(options));
+  muxes.set(nc, new RequestMux(nc, options.inboxPrefix));
+  return nc;
+}
+
+const muxes = new WeakMap<NatsConnection, RequestMux>();
+
+/**
+ * The request mux of a connection made by `connectNats`; undefined for one made otherwise (a
+ * test's own connection), whose requests go through the client's mux.
+ */
+export function requestMuxOf(nc: NatsConnection): RequestMux | undefined {
+  return muxes.get(nc);
 }

@@ -9,6 +9,7 @@ import {
 } from '#contracts';
 import { recordNatsRequest, subjectLabel, type NatsOutcome } from '#telemetry';
 import { decodeJson, encodeJson } from './codec.js';
+import { requestMuxOf } from './nats-connection.js';
 import { withSendSpan } from './trace-context.js';
 
 /** Nobody answered: no responder subscribed, the call timed out, or the connection is gone. */
@@ -90,7 +91,12 @@ export async function requestJson<T>(
         bodySize: body.length,
         errorType: (error) => unavailableReason(error) ?? 'error',
       },
-      (headers) => nc.request(subject, body, { timeout: options.timeoutMs, headers }),
+      (headers) => {
+        const mux = requestMuxOf(nc);
+        return mux
+          ? mux.request(subject, body, options.timeoutMs, headers)
+          : nc.request(subject, body, { timeout: options.timeoutMs, headers });
+      },
     );
     data = reply.data;
     outcome = 'ok';
