@@ -9,8 +9,9 @@ import {
   type EdgeAgentResult,
   type EdgeAgentRPCRequest,
 } from '#contracts';
-import { RpcRemoteError, requestService } from '#messaging';
-import { testServices, TEST_EDGE_SECRET } from '#test-support';
+import { encodeJson, RpcRemoteError, requestService } from '#messaging';
+import { eventually, testServices, TEST_EDGE_SECRET } from '#test-support';
+import type { Msg } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import {
@@ -258,6 +259,29 @@ describe('router + history: stored sessions', () => {
       [session],
     );
     expect(rows.rows[0]?.title_override.includes('Renamed')).toBe(false);
+  });
+
+  it('reads the override after a watch has waited, so a rename made meanwhile is in its reply', async () => {
+    const session = sessionId();
+    await save(session, 3, { title: 'Native title' });
+    const held: Msg[] = [];
+    const edge = h.nc.subscribe(h.subjects.edgeRpc(edgeId), {
+      callback: (_error, msg) => {
+        held.push(msg);
+      },
+    });
+    await h.nc.flush();
+    try {
+      const watching = route({ action: 'watch', session_id: session, cursor: '3' });
+      await eventually(() => (held.length === 1 ? true : undefined), 'the watch to reach the edge');
+      const renamed = await route({ action: 'rename', session_id: session, title: 'Renamed meanwhile' });
+      expect(renamed).toMatchObject({ status: 'ok', title: 'Renamed meanwhile' });
+
+      held[0]!.respond(encodeJson(result('ok', { session_id: session, revision: 4, title: 'live title' })));
+      expect(await watching).toMatchObject({ status: 'ok', revision: 4, title: 'Renamed meanwhile' });
+    } finally {
+      edge.unsubscribe();
+    }
   });
 
   it('deletes with a tombstone first, stops and deletes live, and the tombstone blocks later saves', async () => {

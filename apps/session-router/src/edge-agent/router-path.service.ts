@@ -85,13 +85,16 @@ export class RouterPath {
     const { actor_id: actorId, request } = rpc;
     // The renewal runs beside the edge call, off the critical path of the reply.
     const renewal = this.leases.touch(actorId, request);
+    // So does the title read of a prompt live read (poll, stop). Any other action reads it
+    // after its call: a rename or delete changes it, a watch may wait through a rename.
+    const title = ACTIONS[request.action].router === 'live_or_stored' ? this.stored.titleOf(rpc) : null;
     const reply = await call();
     await renewal;
     // `start` names its session only in the reply.
     if (request.action === 'start' && reply.result.status === 'ok' && reply.result.session_id) {
       await this.leases.touch(actorId, request, reply.result.session_id);
     }
-    return { ...reply, result: await this.stored.overlayTitle(rpc, reply.result) };
+    return { ...reply, result: await this.stored.overlayTitle(rpc, reply.result, title) };
   }
 
   /** The action's own router path, or the edge alone. */

@@ -247,16 +247,30 @@ export class StoredSessionsService {
     }
   }
 
-  /** Every live reply of a renamed session carries the override (reference §2.3 rename). */
-  async overlayTitle(rpc: EdgeAgentRPCRequest, reply: EdgeAgentResult): Promise<EdgeAgentResult> {
+  /**
+   * Every live reply of a renamed session carries the override (reference §2.3 rename). `title`
+   * is a read of it started earlier (`titleOf`); without one, it is read now.
+   */
+  async overlayTitle(
+    rpc: EdgeAgentRPCRequest,
+    reply: EdgeAgentResult,
+    title: Promise<string | null> | null = null,
+  ): Promise<EdgeAgentResult> {
     const scope = historyScope(rpc);
     if (!scope || reply.archived || reply.session_id !== scope.session_id) return reply;
+    const override = await (title ?? this.titleOf(rpc));
+    return override === null ? reply : { ...reply, title: override };
+  }
+
+  /** The session's title override; null when it has none, or when Redis cannot say. */
+  async titleOf(rpc: EdgeAgentRPCRequest): Promise<string | null> {
+    const scope = historyScope(rpc);
+    if (!scope) return null;
     try {
-      const title = await this.titles.get(scope.session_id);
-      return title === null ? reply : { ...reply, title };
+      return await this.titles.get(scope.session_id);
     } catch (error) {
       this.log.warn(`Title override of session ${scope.session_id} unreadable: ${(error as Error).message}`);
-      return reply;
+      return null;
     }
   }
 }
