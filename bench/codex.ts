@@ -13,34 +13,35 @@
 //          the edge's own `turn_timing.first_reply_ms` plus the HTTP overhead of the send (client
 //          send round trip minus the edge's `dispatch_ms`), which no watch timing touches. The
 //          watch requests a turn takes, from the send to idle, show what a watching client costs.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import { Limits } from '#contracts';
-import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
-import type { AgentEvent } from '../apps/edge-connector/src/agent/agent-driver.js';
-import { Stack } from '../scripts/stack/launcher.js';
+import { signToken, type TestDatabase } from '#test-support';
+import type { Stack } from '../scripts/stack/launcher.js';
 import { claudeAgent, codexAgent, type B5Agent, type DirectHandle } from './lib/b5-agents.js';
-import { benchServices } from './lib/env.js';
+import {
+  createAgentAccess,
+  PROMPT,
+  stopAgentStack,
+  SETTLE_MS,
+  startAgentStack,
+  TARGET_ADDED_P50_MS,
+  TURN_TIMEOUT_MS,
+  TurnClock,
+  WARMUP_TURNS,
+  type DirectSample,
+} from './lib/b5-turns.js';
 import { cpuSecondsOf, machineFacts, writeResult } from './lib/machine.js';
-import { fixed, median, summarize, table, type LatencySummary } from './lib/stats.js';
-import { BENCH_EDGE_SECRET, BENCH_JWT_SECRET } from './lib/tether.js';
+import { fixed, latencyTable, median, summarize, table } from './lib/stats.js';
+import { BENCH_JWT_SECRET } from './lib/tether.js';
 import type { BenchOptions } from './run.js';
 
 /** 96 characters: the fake cuts replies into 12-character deltas, so every turn streams 8. */
 const REPLY =
   'The scripted provider answers every benchmark turn with this same plain reply of 96 chars.......';
-const PROMPT = 'Say the benchmark line.';
-const WARMUP_TURNS = 2;
-/** Every turn (either side) must finish within this. */
-const TURN_TIMEOUT_MS = 30_000;
-/** Quiet time between turns, so one side's background work (journal writes) lands less on the other. */
-const SETTLE_MS = 250;
-const TARGET_ADDED_P50_MS = 5;
 const { WATCH_COALESCE_MS } = Limits;
 
 export interface Snapshot {
@@ -53,10 +54,6 @@ export interface Snapshot {
   turn_timing?: { dispatch_ms?: number | null; first_reply_ms?: number | null; finished_ms?: number | null };
 }
 
-interface DirectSample {
-  dispatch: number;
-  firstReply: number;
-}
 interface TetherSample {
   /** Client: send issued → send answered. */
   dispatch: number;
@@ -138,12 +135,11 @@ export class Client {
 /** One session driven in this process through the edge's own driver for the agent. */
 class DirectAgent {
   private handle?: DirectHandle;
-  private firstDeltaAt: number | undefined;
-  private completed: (() => void) | undefined;
+  private readonly clock = new TurnClock();
 
   static async open(agent: B5Agent, dir: string): Promise<DirectAgent> {
     const direct = new DirectAgent();
-    direct.handle = await agent.openDirect(dir, (event) => direct.onEvent(event));
+    direct.handle = await agent.openDirect(dir, (event) => direct.clock.onEvent(event));
     return direct;
   }
 
@@ -151,34 +147,11 @@ class DirectAgent {
     return this.handle?.remaining() ?? 0;
   }
 
-  private onEvent(event: AgentEvent): void {
-    if (event.type === 'message_delta' && event.text !== '' && this.firstDeltaAt === undefined) {
-      this.firstDeltaAt = performance.now();
-    }
-    if (event.type === 'turn_completed') this.completed?.();
-  }
-
-  async turn(): Promise<DirectSample> {
+  turn(): Promise<DirectSample> {
     const handle = this.handle;
     if (!handle) throw new Error('The direct session is not open.');
     handle.script(REPLY);
-    this.firstDeltaAt = undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const finished = new Promise<void>((done, fail) => {
-      this.completed = done;
-      timer = setTimeout(() => fail(new Error('A direct turn did not finish in time.')), TURN_TIMEOUT_MS);
-    });
-    const started = performance.now();
-    try {
-      await handle.session.startTurn({ text: PROMPT, permissionMode: 'read-only' });
-      const dispatch = performance.now() - started;
-      await finished;
-      if (this.firstDeltaAt === undefined) throw new Error('A direct turn finished without a reply.');
-      return { dispatch, firstReply: this.firstDeltaAt - started };
-    } finally {
-      clearTimeout(timer);
-      this.completed = undefined;
-    }
+    return this.clock.time(handle.session);
   }
 
   async close(): Promise<void> {
@@ -298,47 +271,21 @@ class TetherAgent {
   constructor(private readonly agent: B5Agent) {}
 
   async up(dir: string, serviceEnv: Record<string, string> = {}): Promise<void> {
-    const services = benchServices();
-    this.database = await createTestDatabase(`bench${this.agent.kind}`);
-    const project = join(dir, 'tether-project');
-    mkdirSync(project, { recursive: true });
-    this.stack = new Stack({
-      natsUrl: services.natsUrl,
-      redisUrl: services.redisUrl,
-      databaseUrl: this.database.url,
-      namespace: uniqueNamespace(`bench${this.agent.kind}`),
-      httpHost: '127.0.0.1',
-      httpPort: await freePort(),
-      jwtSecret: BENCH_JWT_SECRET,
-      edgeSecret: BENCH_EDGE_SECRET,
-      demoOwner: this.owner,
-      edgeDataDir: join(dir, 'edge'),
-      output: 'collect',
-      extraEnv: serviceEnv,
-      ...this.agent.stackOptions(),
-    });
-    await this.stack.up();
-    this.tap = await NatsTap.open(services.natsUrl, this.stack.subjects.namespace);
-    this.client = new Client(this.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
-    const edgeId = this.stack.edge!.id;
-    const discovered = await this.client.agentAction({ edge_id: edgeId, action: 'discover' });
-    const installation = discovered.installations?.find((entry) => entry.kind === this.agent.kind);
-    if (!installation) throw new Error(`The edge discovered no ${this.agent.label} installation.`);
-    const access = await this.client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-      name: `bench ${this.agent.kind}`,
-      kind: this.agent.kind,
-      edge_id: edgeId,
-      installation_id: installation.id,
-      project,
-    });
+    const label = `bench${this.agent.kind}`;
+    const up = await startAgentStack(dir, label, this.owner, serviceEnv, this.agent.stackOptions());
+    ({ stack: this.stack, database: this.database } = up);
+    this.tap = await NatsTap.open(up.stack.options.natsUrl, up.stack.subjects.namespace);
+    this.client = new Client(up.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
+    const edgeId = up.stack.edge!.id;
+    const { installation, access } = await createAgentAccess(this.client, edgeId, this.agent, up.project);
     const started = await this.client.agentAction({
       edge_id: edgeId,
       action: 'start',
-      access_id: access.id,
-      installation_id: installation.id,
-      project,
+      access_id: access,
+      installation_id: installation,
+      project: up.project,
     });
-    this.base = { edge_id: edgeId, access_id: access.id, session_id: started.session_id };
+    this.base = { edge_id: edgeId, access_id: access, session_id: started.session_id };
   }
 
   async turn(): Promise<TetherSample> {
@@ -391,39 +338,8 @@ class TetherAgent {
   async down(): Promise<void> {
     this.client?.close();
     await this.tap?.close();
-    if (this.stack) {
-      await this.stack.down();
-      await removeState(this.stack);
-    }
-    await this.database?.drop();
+    await stopAgentStack(this.stack, this.database);
   }
-}
-
-/** Deletes the run's stream and Redis keys (everything is prefixed with its namespace). */
-export async function removeState(stack: Stack): Promise<void> {
-  const nc = await connect({ servers: stack.options.natsUrl.split(',') });
-  try {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(stack.subjects.sessionsStream).catch(() => false);
-  } finally {
-    await nc.close();
-  }
-  const redis = new Redis(stack.options.redisUrl, { lazyConnect: true });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${stack.subjects.namespace}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-function row(label: string, summary: LatencySummary): (string | number)[] {
-  return [label, fixed(summary.p50), fixed(summary.p90), fixed(summary.p99), fixed(summary.max)];
 }
 
 export function codex(options: BenchOptions): Promise<void> {
@@ -549,19 +465,16 @@ async function agentOverhead(options: BenchOptions, agent: B5Agent): Promise<voi
 
     console.log(
       '\n' +
-        table(
-          ['measure', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
-          [
-            row('direct dispatch (startTurn)', summaries.direct_dispatch_ms),
-            row('direct first reply (first message_delta)', summaries.direct_first_reply_ms),
-            row('Tether dispatch, client (send round trip)', summaries.tether_client_dispatch_ms),
-            row('Tether dispatch, edge turn_timing', summaries.tether_edge_dispatch_ms),
-            row('Tether send HTTP overhead (client − edge)', summaries.tether_send_http_overhead_ms),
-            row('Tether first reply, client (watch)', summaries.tether_client_first_reply_ms),
-            row('Tether first reply, edge turn_timing', summaries.tether_edge_first_reply_ms),
-            row('Tether first reply, edge + send overhead', summaries.tether_first_reply_estimate_ms),
-          ],
-        ),
+        latencyTable([
+          ['direct dispatch (startTurn)', summaries.direct_dispatch_ms],
+          ['direct first reply (first message_delta)', summaries.direct_first_reply_ms],
+          ['Tether dispatch, client (send round trip)', summaries.tether_client_dispatch_ms],
+          ['Tether dispatch, edge turn_timing', summaries.tether_edge_dispatch_ms],
+          ['Tether send HTTP overhead (client − edge)', summaries.tether_send_http_overhead_ms],
+          ['Tether first reply, client (watch)', summaries.tether_client_first_reply_ms],
+          ['Tether first reply, edge turn_timing', summaries.tether_edge_first_reply_ms],
+          ['Tether first reply, edge + send overhead', summaries.tether_first_reply_estimate_ms],
+        ]),
     );
     const addedRow = (
       label: string,

@@ -15,10 +15,10 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, signToken, uniqueNamespace, type TestDatabase } from '#test-support';
-import type { AgentEvent, AgentSession } from '../apps/edge-connector/src/agent/agent-driver.js';
+import { signToken, type TestDatabase } from '#test-support';
+import type { AgentSession } from '../apps/edge-connector/src/agent/agent-driver.js';
 import { createAcpDriver } from '../apps/edge-connector/src/agent/acp/index.js';
-import { Stack } from '../scripts/stack/launcher.js';
+import type { Stack } from '../scripts/stack/launcher.js';
 import {
   fakeGeminiEnv,
   geminiEntryPoint,
@@ -26,26 +26,32 @@ import {
   startFakeGemini,
   type FakeGemini,
 } from '../test/support/fake-gemini/index.js';
-import { Client, removeState, type Snapshot } from './codex.js';
-import { benchServices } from './lib/env.js';
+import { Client, type Snapshot } from './codex.js';
+import {
+  createAgentAccess,
+  PROMPT,
+  stopAgentStack,
+  SETTLE_MS,
+  startAgentStack,
+  TARGET_ADDED_P50_MS,
+  TURN_TIMEOUT_MS,
+  TurnClock,
+  WARMUP_TURNS,
+  type DirectSample,
+} from './lib/b5-turns.js';
 import { machineFacts, writeResult } from './lib/machine.js';
-import { fixed, median, summarize, table, type LatencySummary } from './lib/stats.js';
-import { BENCH_EDGE_SECRET, BENCH_JWT_SECRET } from './lib/tether.js';
+import { fixed, latencyTable, median, summarize } from './lib/stats.js';
+import { BENCH_JWT_SECRET } from './lib/tether.js';
 import type { BenchOptions } from './run.js';
 
 const REPLY =
   'The fake Gemini answers every benchmark turn with this same plain reply of 96 characters......';
-const PROMPT = 'Say the benchmark line.';
-const WARMUP_TURNS = 2;
-const TURN_TIMEOUT_MS = 30_000;
-const SETTLE_MS = 250;
 /**
  * A spare counts as booted once its process used no CPU for this long (it initialized and now
  * waits for a session); Gemini CLI boots in ~1.7 s on an idle machine and ~10 s at load 20.
  */
 const SPARE_IDLE_MS = 1_000;
 const SPARE_BOOT_MAX_MS = 60_000;
-const TARGET_ADDED_P50_MS = 5;
 const TARGET_START_P50_MS = 150;
 
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -83,8 +89,7 @@ async function spareBooted(dir: string): Promise<void> {
 /** One Gemini CLI session driven in this process through the edge's ACP driver. */
 class DirectGemini {
   private session?: AgentSession;
-  private firstDeltaAt: number | undefined;
-  private completed: (() => void) | undefined;
+  private readonly clock = new TurnClock();
   constructor(private readonly fake: FakeGemini) {}
 
   /**
@@ -151,34 +156,15 @@ class DirectGemini {
       installation,
       cwd: project,
       saved: true,
-      onEvent: (event) => this.onEvent(event),
+      onEvent: (event) => this.clock.onEvent(event),
     });
   }
 
-  private onEvent(event: AgentEvent): void {
-    if (event.type === 'message_delta' && event.text !== '') this.firstDeltaAt ??= performance.now();
-    if (event.type === 'turn_completed') this.completed?.();
-  }
-
-  async turn(): Promise<{ dispatch: number; firstReply: number }> {
-    if (!this.session) throw new Error('The direct session is not open.');
+  turn(): Promise<DirectSample> {
+    const session = this.session;
+    if (!session) throw new Error('The direct session is not open.');
     this.fake.script({ kind: 'text', text: REPLY });
-    this.firstDeltaAt = undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const finished = new Promise<void>((done, fail) => {
-      this.completed = done;
-      timer = setTimeout(() => fail(new Error('A direct turn did not finish in time.')), TURN_TIMEOUT_MS);
-    });
-    const started = performance.now();
-    try {
-      await this.session.startTurn({ text: PROMPT, permissionMode: 'read-only' });
-      const dispatch = performance.now() - started;
-      await finished;
-      if (this.firstDeltaAt === undefined) throw new Error('A direct turn finished without a reply.');
-      return { dispatch, firstReply: this.firstDeltaAt - started };
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.clock.time(session);
   }
 
   close(): Promise<void> {
@@ -196,41 +182,17 @@ class TetherGemini {
   private base: Record<string, unknown> = {};
 
   async up(dir: string, serviceEnv: Record<string, string>): Promise<void> {
-    const services = benchServices();
-    this.database = await createTestDatabase('benchgemini');
-    const project = join(dir, 'tether-project');
-    mkdirSync(project, { recursive: true });
-    this.stack = new Stack({
-      natsUrl: services.natsUrl,
-      redisUrl: services.redisUrl,
-      databaseUrl: this.database.url,
-      namespace: uniqueNamespace('benchgemini'),
-      httpHost: '127.0.0.1',
-      httpPort: await freePort(),
-      jwtSecret: BENCH_JWT_SECRET,
-      edgeSecret: BENCH_EDGE_SECRET,
-      demoOwner: this.owner,
+    const up = await startAgentStack(dir, 'benchgemini', this.owner, serviceEnv, {
       agent: 'gemini',
-      edgeDataDir: join(dir, 'edge'),
       edgeEnv: { TETHER_EDGE_ALLOW_ROOT: '1' },
-      output: 'collect',
       geminiFakeProvider: true,
-      extraEnv: serviceEnv,
     });
-    await this.stack.up();
-    this.client = new Client(this.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
-    const edge = this.stack.edge!.id;
-    const discovered = await this.client.agentAction({ edge_id: edge, action: 'discover' });
-    const installation = discovered.installations?.find((entry) => entry.kind === 'gemini');
-    if (!installation) throw new Error('The edge discovered no Gemini CLI.');
-    const access = await this.client.call<{ id: string }>('POST', '/api/v1/agent-accesses', {
-      name: 'bench gemini',
-      kind: 'gemini',
-      edge_id: edge,
-      installation_id: installation.id,
-      project,
-    });
-    this.access = { edge, id: access.id, installation: installation.id, project };
+    ({ stack: this.stack, database: this.database } = up);
+    this.client = new Client(up.stack.apiUrl, await signToken(BENCH_JWT_SECRET, this.owner));
+    const edge = up.stack.edge!.id;
+    const gemini = { kind: 'gemini', label: 'Gemini CLI' };
+    const { installation, access } = await createAgentAccess(this.client, edge, gemini, up.project);
+    this.access = { edge, id: access, installation, project: up.project };
   }
 
   /** One `start` round trip; the session is stopped again unless `keep`. */
@@ -274,21 +236,9 @@ class TetherGemini {
 
   async down(): Promise<void> {
     this.client?.close();
-    if (this.stack) {
-      await this.stack.down();
-      await removeState(this.stack);
-    }
-    await this.database?.drop();
+    await stopAgentStack(this.stack, this.database);
   }
 }
-
-const row = (label: string, s: LatencySummary) => [
-  label,
-  fixed(s.p50),
-  fixed(s.p90),
-  fixed(s.p99),
-  fixed(s.max),
-];
 
 export async function gemini(options: BenchOptions): Promise<void> {
   const turns = options.quick ? 10 : 40;
@@ -315,7 +265,7 @@ export async function gemini(options: BenchOptions): Promise<void> {
     console.log(
       `B5 gemini: ${starts} starts each way, ${turns} turns each way after ${WARMUP_TURNS} warm-up turns.`,
     );
-    const directSamples: { dispatch: number; firstReply: number }[] = [];
+    const directSamples: DirectSample[] = [];
     const tetherSamples: { dispatch: number; firstReply: number }[] = [];
     for (let index = 0; index < WARMUP_TURNS + turns; index++) {
       const order = index % 2 === 0 ? (['direct', 'tether'] as const) : (['tether', 'direct'] as const);
@@ -368,18 +318,15 @@ export async function gemini(options: BenchOptions): Promise<void> {
     });
     console.log(
       '\n' +
-        table(
-          ['measure', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
-          [
-            row('direct dispatch (startTurn)', summaries.direct_dispatch_ms),
-            row('direct first reply (first message_delta)', summaries.direct_first_reply_ms),
-            row('Tether dispatch (send round trip)', summaries.tether_dispatch_ms),
-            row('Tether first reply (edge + send overhead)', summaries.tether_first_reply_ms),
-            row('Tether start, spare warm', summaries.start_spare_warm_ms),
-            row('Tether start, spare still booting', summaries.start_spare_booting_ms),
-            row('  edge part: driver open, spare warm', summaries.driver_open_spare_warm_ms),
-          ],
-        ) +
+        latencyTable([
+          ['direct dispatch (startTurn)', summaries.direct_dispatch_ms],
+          ['direct first reply (first message_delta)', summaries.direct_first_reply_ms],
+          ['Tether dispatch (send round trip)', summaries.tether_dispatch_ms],
+          ['Tether first reply (edge + send overhead)', summaries.tether_first_reply_ms],
+          ['Tether start, spare warm', summaries.start_spare_warm_ms],
+          ['Tether start, spare still booting', summaries.start_spare_booting_ms],
+          ['  edge part: driver open, spare warm', summaries.driver_open_spare_warm_ms],
+        ]) +
         `\n\nadded by Tether: dispatch p50 ${fixed(addedFigures.dispatch.p50_ms)} ms (paired ${fixed(addedFigures.dispatch.paired_median_ms)}), ` +
         `first reply p50 ${fixed(addedFigures.first_reply.p50_ms)} ms (paired ${fixed(addedFigures.first_reply.paired_median_ms)}). Result: ${path}`,
     );

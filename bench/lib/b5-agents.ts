@@ -57,16 +57,39 @@ function claudeBinary(): string {
   return join(dirname(manifest), 'bin', 'claude.exe');
 }
 
-async function openExplicit(
+/** A scripted provider as B5 drives it: plain-text replies only. */
+interface TextProvider {
+  script(step: { kind: 'text'; text: string }): void;
+  readonly remaining: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The direct session: opened by `driver` on the installation it was pointed at (`binary`), in a
+ * project under `dir`, with `provider` behind it (stopped with the session).
+ */
+async function openDirectHandle(
   driver: ReturnType<typeof createCodexDriver>,
-  cwd: string,
+  dir: string,
   onEvent: (event: AgentEvent) => void,
   binary: string,
-): Promise<AgentSession> {
+  provider: TextProvider,
+): Promise<DirectHandle> {
+  const cwd = join(dir, 'direct-project');
+  mkdirSync(cwd, { recursive: true });
   const { installations } = await driver.discover();
   const installation = installations.find((entry) => entry.source === 'explicit');
   if (!installation) throw new Error(`${binary} was not discovered.`);
-  return driver.open({ installation, cwd, saved: true, onEvent });
+  const session = await driver.open({ installation, cwd, saved: true, onEvent });
+  return {
+    session,
+    script: (text) => provider.script({ kind: 'text', text }),
+    remaining: () => provider.remaining,
+    stop: async () => {
+      await session.close();
+      await provider.stop();
+    },
+  };
 }
 
 export function codexAgent(): B5Agent {
@@ -78,8 +101,6 @@ export function codexAgent(): B5Agent {
     async openDirect(dir, onEvent) {
       const provider = await startFakeProvider();
       const codexHome = join(dir, 'direct-codex-home');
-      const project = join(dir, 'direct-project');
-      mkdirSync(project, { recursive: true });
       await prepareCodexHome(codexHome, provider);
       const proxy = `http://127.0.0.1:${provider.port}`;
       // The same configuration the stack launcher gives the edge (stack/launcher.ts codexEnv).
@@ -98,16 +119,7 @@ export function codexAgent(): B5Agent {
         },
         envAllowList: [FAKE_API_KEY_ENV],
       });
-      const session = await openExplicit(driver, project, onEvent, binary);
-      return {
-        session,
-        script: (text) => provider.script({ kind: 'text', text }),
-        remaining: () => provider.remaining,
-        stop: async () => {
-          await session.close();
-          await provider.stop();
-        },
-      };
+      return openDirectHandle(driver, dir, onEvent, binary, provider);
     },
     stackOptions: () => ({
       agent: 'codex',
@@ -127,8 +139,6 @@ export function claudeAgent(): B5Agent {
     binary,
     async openDirect(dir, onEvent) {
       const provider = await startFakeAnthropic();
-      const project = join(dir, 'direct-project');
-      mkdirSync(project, { recursive: true });
       // The same configuration the stack launcher gives the edge (stack/launcher.ts claudeEnv).
       const driver = createClaudeDriver({
         claudePath: binary,
@@ -141,16 +151,7 @@ export function claudeAgent(): B5Agent {
           ...fakeAnthropicEnv(provider),
         },
       });
-      const session = await openExplicit(driver, project, onEvent, binary);
-      return {
-        session,
-        script: (text) => provider.script({ kind: 'text', text }),
-        remaining: () => provider.remaining,
-        stop: async () => {
-          await session.close();
-          await provider.stop();
-        },
-      };
+      return openDirectHandle(driver, dir, onEvent, binary, provider);
     },
     stackOptions: () => ({
       agent: 'claude',

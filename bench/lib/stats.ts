@@ -57,3 +57,11 @@ export function table(headers: string[], rows: (string | number)[][]): string {
     ...cells.map(line),
   ].join('\n');
 }
+
+/** A table of latency summaries, a row a measure: its p50, p90, p99 and max in ms. */
+export function latencyTable(rows: [label: string, summary: LatencySummary][]): string {
+  return table(
+    ['measure', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
+    rows.map(([label, s]) => [label, fixed(s.p50), fixed(s.p90), fixed(s.p99), fixed(s.max)]),
+  );
+}
