@@ -16,16 +16,15 @@ import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { requestService } from '#messaging';
-import { FakeEdge, inParallel, opaqueId } from './lib/fake-edge.js';
+import { inParallel, opaqueId, type FakeEdge } from './lib/fake-edge.js';
 import { waitForStoredSessions } from './lib/history-wait.js';
 import { JournalTap, type TapResult } from './lib/journal-tap.js';
 import { PgActivity } from './lib/pg-activity.js';
 import { cpuSecondsOf, machineFacts, writeResult } from './lib/machine.js';
 import { schedOf } from './lib/sched.js';
-import { SseClients, slices, type BatchRecord, type SseResult } from './lib/sse.js';
+import { allOpened, startSseClients, type BatchRecord, type SseClients, type SseResult } from './lib/sse.js';
 import { fixed, summarize, table, type LatencySummary } from './lib/stats.js';
-import { BENCH_EDGE_SECRET, BenchTether } from './lib/tether.js';
+import { BenchTether, connectFakeEdge } from './lib/tether.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import type { BenchOptions } from './run.js';
 
@@ -261,9 +260,7 @@ function rowsCommitted(tap: TapResult, from: number, to: number): number {
 }
 
 /** SSE streams per load-generator process, and how many each process opens at once. */
-const SSE_PER_PROCESS = 250;
-const SSE_OPEN_PARALLEL = 8;
-const SSE_OPEN_TIMEOUT_MS = 60_000;
+const SSE_SPREAD = { perProcess: 250, openParallel: 8, openTimeoutMs: 60_000 };
 /** How long history may take to store the sessions before the streams open (quick, full). */
 const HISTORY_WAIT_MS = { quick: 120_000, full: 300_000 };
 
@@ -287,25 +284,9 @@ export async function events(options: BenchOptions): Promise<void> {
   try {
     await tether.up();
     const subjects = tether.stack.subjects;
-    edge = await FakeEdge.connect(tether.stack.options.natsUrl, subjects, tether.edge.id, BENCH_EDGE_SECRET);
-    // Saved-access sessions: history keeps the journal (and serves SSE) only for a real access.
-    const access = await requestService(
-      edge.connection,
-      subjects,
-      'historyAccessCreate',
-      {
-        actor_id: tether.owner,
-        access: {
-          name: 'bench',
-          kind: 'scripted',
-          edge_id: tether.edge.id,
-          installation_id: opaqueId(0x1, 1),
-          project: '/tmp',
-        },
-      },
-      { timeoutMs: 10_000 },
-    );
-    const accessId = access.access.id;
+    const connected = await connectFakeEdge(tether);
+    edge = connected.edge;
+    const accessId = connected.accessId;
     const ids = Array.from({ length: sessionsCount }, (_, index) => opaqueId(0xe7e, index));
     let started = performance.now();
     await inParallel(sessionsCount, 32, (index) => edge!.update(ids[index]!, tether.owner, { accessId }));
@@ -320,22 +301,8 @@ export async function events(options: BenchOptions): Promise<void> {
       `B2 events: ${sessionsCount} saved sessions created in ${fixed(createdSeconds, 1)} s, stored by history ${fixed(storedSeconds, 1)} s later; opening one SSE stream each…`,
     );
     started = performance.now();
-    sse = slices(ids, Math.ceil(sessionsCount / SSE_PER_PROCESS)).map((part) =>
-      SseClients.start({
-        apiUrl: tether.stack.apiUrl,
-        token: tether.token,
-        edgeId: tether.edge.id,
-        accessId,
-        sessions: part,
-        openParallel: SSE_OPEN_PARALLEL,
-        openTimeoutMs: SSE_OPEN_TIMEOUT_MS,
-        measure: true,
-      }),
-    );
-    const opened = await Promise.all(sse.map((clients) => clients.opened));
-    const streamsOpen = opened.reduce((sum, part) => sum + part.opened, 0);
-    const streamsFailed = opened.reduce((sum, part) => sum + part.failed, 0);
-    const retried404 = opened.reduce((sum, part) => sum + part.retried404, 0);
+    sse = startSseClients(tether, accessId, ids, { ...SSE_SPREAD, measure: true });
+    const { opened: streamsOpen, failed: streamsFailed, retried404 } = await allOpened(sse);
     console.log(
       `  ${streamsOpen} SSE streams open (${streamsFailed} failed, ${retried404} retries after 404) in ${fixed((performance.now() - started) / 1000, 1)} s.`,
     );

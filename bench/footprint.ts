@@ -8,14 +8,14 @@
 import { Redis } from 'ioredis';
 import { requestService } from '#messaging';
 import { LEASE_INDEX_SHARDS, RedisKeys } from '../apps/session-router/src/common/redis-keys.js';
-import { FakeEdge, inParallel, opaqueId } from './lib/fake-edge.js';
+import { inParallel, opaqueId, type FakeEdge } from './lib/fake-edge.js';
 import { waitForStoredSessions } from './lib/history-wait.js';
 import { runLoad } from './lib/loadgen.js';
 import { machineFacts, rssOf, writeResult } from './lib/machine.js';
 import { establishedTo } from './lib/sockets.js';
-import { SseClients, slices, type SseResult } from './lib/sse.js';
+import { allOpened, startSseClients, type SseClients, type SseResult } from './lib/sse.js';
 import { fixed, summarize, table } from './lib/stats.js';
-import { BENCH_EDGE_SECRET, BenchTether } from './lib/tether.js';
+import { BenchTether, connectFakeEdge } from './lib/tether.js';
 import type { BenchOptions } from './run.js';
 
 /** Sessions whose keys are measured one by one with MEMORY USAGE. */
@@ -23,11 +23,11 @@ const SAMPLE_SESSIONS = 200;
 /** Requests in flight while creating sessions and leases. */
 const CREATE_PARALLEL = 32;
 const MiB = 1024 * 1024;
-/** SSE streams per load-generator process (each holds one socket per stream), opened so many at once. */
-const SSE_PER_PROCESS = 1_250;
-const SSE_OPEN_PARALLEL = 16;
-/** A stream whose session history has not stored yet (404) is retried until this bound. */
-const SSE_OPEN_TIMEOUT_MS = 120_000;
+/**
+ * SSE streams per load-generator process (each holds one socket per stream), opened so many at
+ * once; a stream whose session history has not stored yet (404) is retried until openTimeoutMs.
+ */
+const SSE_SPREAD = { perProcess: 1_250, openParallel: 16, openTimeoutMs: 120_000 };
 /** How long history may take to store the streamed sessions (it ingests a few dozen rows a second here). */
 const HISTORY_WAIT_MS = 900_000;
 
@@ -66,30 +66,9 @@ export async function footprint(options: BenchOptions): Promise<void> {
       history: tether.stack.pid('history'),
     };
     const rss = () => ({ api: rssOf(pids.api), router: rssOf(pids.router), history: rssOf(pids.history) });
-    edge = await FakeEdge.connect(
-      tether.stack.options.natsUrl,
-      tether.stack.subjects,
-      tether.edge.id,
-      BENCH_EDGE_SECRET,
-    );
-    // A real saved access: history stores the sessions' journals, which the SSE streams read.
-    const access = await requestService(
-      edge.connection,
-      tether.stack.subjects,
-      'historyAccessCreate',
-      {
-        actor_id: tether.owner,
-        access: {
-          name: 'bench',
-          kind: 'scripted',
-          edge_id: tether.edge.id,
-          installation_id: opaqueId(0x1, 1),
-          project: '/tmp',
-        },
-      },
-      { timeoutMs: 10_000 },
-    );
-    const accessId = access.access.id;
+    const connected = await connectFakeEdge(tether);
+    edge = connected.edge;
+    const accessId = connected.accessId;
     const ids = Array.from({ length: sessionsCount }, (_, index) => opaqueId(0xbe4c, index));
 
     const rssIdle = rss();
@@ -143,27 +122,14 @@ export async function footprint(options: BenchOptions): Promise<void> {
     const rssSessions = rss();
 
     console.log(
-      `  …and ${streamsCount} SSE streams held open (${Math.ceil(streamsCount / SSE_PER_PROCESS)} load-generator processes; each opens once history stored its session).`,
+      `  …and ${streamsCount} SSE streams held open (${Math.ceil(streamsCount / SSE_SPREAD.perProcess)} load-generator processes; each opens once history stored its session).`,
     );
     // Open the streams once history stored their sessions (an open before that is a 404).
     const storedSeconds = await waitForStoredSessions(tether.databaseUrl, streamsCount, HISTORY_WAIT_MS);
     console.log(`  (history stored the first ${streamsCount} sessions ${fixed(storedSeconds, 1)} s later)`);
     started = performance.now();
-    sse = slices(ids.slice(0, streamsCount), Math.ceil(streamsCount / SSE_PER_PROCESS)).map((part) =>
-      SseClients.start({
-        apiUrl: tether.stack.apiUrl,
-        token: tether.token,
-        edgeId: tether.edge.id,
-        accessId,
-        sessions: part,
-        openParallel: SSE_OPEN_PARALLEL,
-        openTimeoutMs: SSE_OPEN_TIMEOUT_MS,
-        measure: false,
-      }),
-    );
-    const opened = await Promise.all(sse.map((clients) => clients.opened));
-    const streamsOpen = opened.reduce((sum, part) => sum + part.opened, 0);
-    const streamsFailed = opened.reduce((sum, part) => sum + part.failed, 0);
+    sse = startSseClients(tether, accessId, ids.slice(0, streamsCount), { ...SSE_SPREAD, measure: false });
+    const { opened: streamsOpen, failed: streamsFailed, parts: opened } = await allOpened(sse);
     const streamsOpenSeconds = (performance.now() - started) / 1000;
     console.log(
       `  ${streamsOpen} SSE streams open (${streamsFailed} failed) in ${fixed(streamsOpenSeconds, 1)} s.`,

@@ -10,12 +10,11 @@
 import { readFileSync } from 'node:fs';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
-import { requestService } from '#messaging';
-import { FakeEdge, opaqueId } from './lib/fake-edge.js';
+import { type FakeEdge, opaqueId } from './lib/fake-edge.js';
 import { publishBacklog } from './lib/journal-backlog.js';
 import { cpuSecondsOf, machineFacts, writeResult } from './lib/machine.js';
 import { fixed, median, table } from './lib/stats.js';
-import { BENCH_EDGE_SECRET, BenchTether } from './lib/tether.js';
+import { BenchTether, connectFakeEdge } from './lib/tether.js';
 import type { BenchOptions } from './run.js';
 
 const SAMPLE_MS = 250;
@@ -35,42 +34,36 @@ interface Sample {
   num_ack_pending: number;
 }
 
-/** A running stack with the fake edge connected and one saved access to journal sessions under. */
+/** A running stack with the fake edge connected, its saved access, and a client of history's database. */
 interface IngestStack {
+  tether: BenchTether;
   edge: FakeEdge;
   accessId: string;
+  db: pg.Client;
 }
 
-async function connectEdge(tether: BenchTether): Promise<IngestStack> {
-  const subjects = tether.stack.subjects;
-  const edge = await FakeEdge.connect(
-    tether.stack.options.natsUrl,
-    subjects,
-    tether.edge.id,
-    BENCH_EDGE_SECRET,
-  );
+/**
+ * Runs `body` on a fresh stack named `label` (no edge connector: the fake edge poses as one) and
+ * takes it all down after; on a failure the services' last output is printed first.
+ */
+async function withIngestStack(label: string, body: (stack: IngestStack) => Promise<void>): Promise<void> {
+  const tether = new BenchTether({ label, edge: false });
+  let edge: FakeEdge | undefined;
+  let db: pg.Client | undefined;
   try {
-    // History keeps journal rows of saved sessions only: create a real access for them.
-    const access = await requestService(
-      edge.connection,
-      subjects,
-      'historyAccessCreate',
-      {
-        actor_id: tether.owner,
-        access: {
-          name: 'bench',
-          kind: 'scripted',
-          edge_id: tether.edge.id,
-          installation_id: opaqueId(0x1, 1),
-          project: '/tmp',
-        },
-      },
-      { timeoutMs: 10_000 },
-    );
-    return { edge, accessId: access.access.id };
+    await tether.up();
+    const connected = await connectFakeEdge(tether);
+    edge = connected.edge;
+    db = new pg.Client({ connectionString: tether.databaseUrl });
+    await db.connect();
+    await body({ tether, edge, accessId: connected.accessId, db });
   } catch (error) {
-    await edge.close();
+    console.error(tether.stack?.output().split('\n').slice(-60).join('\n'));
     throw error;
+  } finally {
+    await db?.end();
+    await edge?.close();
+    await tether.down();
   }
 }
 
@@ -80,17 +73,8 @@ export async function ingest(options: BenchOptions): Promise<void> {
   const sessionsCount = options.quick ? 96 : 512;
   const durationMs = options.quick ? 10_000 : 30_000;
   const machine = machineFacts();
-  const tether = new BenchTether({ label: 'benchingest', edge: false });
-  let edge: FakeEdge | undefined;
-  let db: pg.Client | undefined;
-  try {
-    await tether.up();
+  await withIngestStack('benchingest', async ({ tether, edge, accessId, db }) => {
     const subjects = tether.stack.subjects;
-    const connected = await connectEdge(tether);
-    edge = connected.edge;
-    const accessId = connected.accessId;
-    db = new pg.Client({ connectionString: tether.databaseUrl });
-    await db.connect();
     const jsm = await jetstreamManager(edge.connection);
     const ids = Array.from({ length: sessionsCount }, (_, index) => opaqueId(0x16e5, index));
 
@@ -102,7 +86,7 @@ export async function ingest(options: BenchOptions): Promise<void> {
       for (let turn = 0; !stop; turn++) {
         const id = mine[turn % mine.length]!;
         try {
-          await edge!.update(id, tether.owner, { accessId, text: `delta ${turn} `.repeat(20) });
+          await edge.update(id, tether.owner, { accessId, text: `delta ${turn} `.repeat(20) });
           produced++;
         } catch {
           failed++;
@@ -113,7 +97,7 @@ export async function ingest(options: BenchOptions): Promise<void> {
     const start = performance.now();
     const sample = async () => {
       const [count, info] = await Promise.all([
-        db!.query<{ n: string }>('SELECT count(*) AS n FROM journal'),
+        db.query<{ n: string }>('SELECT count(*) AS n FROM journal'),
         jsm.consumers.info(subjects.sessionsStream, subjects.historyJournalConsumer),
       ]);
       samples.push({
@@ -211,14 +195,7 @@ export async function ingest(options: BenchOptions): Promise<void> {
     console.log(
       `\n${produced} updates acked (${failed} failed), ${last.rows} rows stored${result.drained ? '' : ` (not drained ${DRAIN_TIMEOUT_MS / 1000} s after the producers stopped)`}. Target ≥ 5,000 rows/s with lag < 1 s: ${result.target_met ? 'met' : 'missed'}. Result: ${path}`,
     );
-  } catch (error) {
-    console.error(tether.stack?.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  } finally {
-    await db?.end();
-    await edge?.close();
-    await tether.down();
-  }
+  });
 }
 
 /** Journal rows per backlog session (the earlier throwaway drain measurement's shape). */
@@ -291,11 +268,7 @@ interface DrainRound {
   samples: DrainSample[];
 }
 
-interface DrainContext {
-  tether: BenchTether;
-  edge: FakeEdge;
-  accessId: string;
-  db: pg.Client;
+interface DrainContext extends IngestStack {
   jsm: JetStreamManager;
   sessions: number;
   timeoutMs: number;
@@ -396,21 +369,10 @@ async function drain(options: BenchOptions): Promise<void> {
   // Full: the median of three rounds (one drain lasts seconds, and single runs vary by ±20 %).
   const rounds = options.quick ? 1 : 3;
   const machine = machineFacts();
-  const tether = new BenchTether({ label: 'benchdrain', edge: false });
-  let edge: FakeEdge | undefined;
-  let db: pg.Client | undefined;
-  try {
-    await tether.up();
-    const connected = await connectEdge(tether);
-    edge = connected.edge;
-    db = new pg.Client({ connectionString: tether.databaseUrl });
-    await db.connect();
+  await withIngestStack('benchdrain', async (stack) => {
     const ctx: DrainContext = {
-      tether,
-      edge,
-      accessId: connected.accessId,
-      db,
-      jsm: await jetstreamManager(edge.connection),
+      ...stack,
+      jsm: await jetstreamManager(stack.edge.connection),
       sessions,
       // Far above the expected drain (seconds); bounds a history that stalls or dies.
       timeoutMs: options.quick ? 40_000 : 45_000,
@@ -496,12 +458,5 @@ async function drain(options: BenchOptions): Promise<void> {
     console.log(
       `History drain rate (10→90 %${rounds > 1 ? `, median of ${rounds} rounds` : ''}): ${fixed(rate, 0)} rows/s; target ≥ ${TARGET_ROWS_PER_S.toLocaleString('en-US')} rows/s: ${summary.target_met ? 'met' : 'missed'}.`,
     );
-  } catch (error) {
-    console.error(tether.stack?.output().split('\n').slice(-60).join('\n'));
-    throw error;
-  } finally {
-    await db?.end();
-    await edge?.close();
-    await tether.down();
-  }
+  });
 }

@@ -17,7 +17,7 @@ import { opaqueId } from './lib/fake-edge.js';
 import { publishBacklog } from './lib/journal-backlog.js';
 import { runLoad, type LoadResult } from './lib/loadgen.js';
 import { cpuSecondsOf, machineFacts, rssOf, writeResult } from './lib/machine.js';
-import { SseClients, slices } from './lib/sse.js';
+import { allOpened, startSseClients } from './lib/sse.js';
 import { fixed, table } from './lib/stats.js';
 import { BenchTether } from './lib/tether.js';
 import { prepareSession, SCRIPT } from './relay.js';
@@ -27,9 +27,8 @@ import type { BenchOptions } from './run.js';
 /** Six Redis nodes from here (bus ports +10000), clear of the test suites' 7100–7400. */
 const REDIS_BASE_PORT = 7500;
 const POLL_CONCURRENCY_PER_API = 8;
-const SSE_PER_PROCESS = 1_000;
-const SSE_OPEN_PARALLEL = 16;
-const SSE_OPEN_TIMEOUT_MS = 60_000;
+/** SSE streams per load-generator process, and how many each process opens at once. */
+const SSE_SPREAD = { perProcess: 1_000, openParallel: 16, openTimeoutMs: 60_000 };
 const BACKLOG_ROWS_PER_SESSION = 40;
 const DRAIN_TIMEOUT_MS = 120_000;
 /** Stored rows are read this often (a read of the sessions' heads, not a count of the table). */
@@ -119,26 +118,19 @@ async function streams(tether: BenchTether, sessionId: string, accessId: string,
   const perApi = quick ? 250 : 1_000;
   const rssBefore = (['api', 'api-2'] as const).map((name) => rssOf(tether.stack.pid(name)) ?? Number.NaN);
   const clients = [tether.stack.apiUrl, tether.secondApiUrl!].flatMap((apiUrl) =>
-    slices(Array<string>(perApi).fill(sessionId), Math.ceil(perApi / SSE_PER_PROCESS)).map((sessions) =>
-      SseClients.start({
-        apiUrl,
-        token: tether.token,
-        edgeId: tether.edge.id,
-        accessId,
-        sessions,
-        openParallel: SSE_OPEN_PARALLEL,
-        openTimeoutMs: SSE_OPEN_TIMEOUT_MS,
-        measure: false,
-      }),
-    ),
+    startSseClients(tether, accessId, Array<string>(perApi).fill(sessionId), {
+      ...SSE_SPREAD,
+      measure: false,
+      apiUrl,
+    }),
   );
   try {
-    const opened = await Promise.all(clients.map((client) => client.opened));
+    const { opened, failed } = await allOpened(clients);
     // Let the api settle (buffers allocated, first pages sent) before reading memory.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const figures: SseFigures = {
-      opened: opened.reduce((total, part) => total + part.opened, 0),
-      failed: opened.reduce((total, part) => total + part.failed, 0),
+      opened,
+      failed,
       per_api: (['api', 'api-2'] as const).map((name, index) => {
         const after = rssOf(tether.stack.pid(name)) ?? Number.NaN;
         return {

@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SseParser } from '../../test/support/sse-parser.js';
+import type { BenchTether } from './tether.js';
 
 export interface SseSpec {
   /** `http://host:port` of the api. */
@@ -299,6 +300,46 @@ export class SseClients {
   kill(): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
   }
+}
+
+/** How a run opens its streams: sessions per subscriber process, and SseSpec's own settings. */
+export type SseSpread = Pick<SseSpec, 'openParallel' | 'openTimeoutMs' | 'measure'> & {
+  perProcess: number;
+  /** The api to stream from (default the tether's first). */
+  apiUrl?: string;
+};
+
+/**
+ * Starts a subscriber process per `spread.perProcess` of `sessions` (a session may repeat: one
+ * stream each), each streaming as the tether's owner through its edge and `accessId`.
+ */
+export function startSseClients(
+  tether: BenchTether,
+  accessId: string,
+  sessions: string[],
+  spread: SseSpread,
+): SseClients[] {
+  const { perProcess, apiUrl, ...settings } = spread;
+  return slices(sessions, Math.ceil(sessions.length / perProcess)).map((part) =>
+    SseClients.start({
+      apiUrl: apiUrl ?? tether.stack.apiUrl,
+      token: tether.token,
+      edgeId: tether.edge.id,
+      accessId,
+      sessions: part,
+      ...settings,
+    }),
+  );
+}
+
+/** Waits until every process opened its streams: the counts summed, and each process's own. */
+export async function allOpened(
+  clients: SseClients[],
+): Promise<Pick<SseOpened, 'opened' | 'failed' | 'retried404'> & { parts: SseOpened[] }> {
+  const parts = await Promise.all(clients.map((client) => client.opened));
+  const sum = (key: 'opened' | 'failed' | 'retried404') =>
+    parts.reduce((total, part) => total + part[key], 0);
+  return { opened: sum('opened'), failed: sum('failed'), retried404: sum('retried404'), parts };
 }
 
 /** Splits `items` into `parts` nearly equal consecutive slices (none empty). */

@@ -14,8 +14,10 @@ import {
   uniqueNamespace,
   type TestDatabase,
 } from '#test-support';
+import { requestService } from '#messaging';
 import { CLUSTERED_REPLICAS, Stack, type ServiceName } from '../../scripts/stack/launcher.js';
 import { benchServices } from './env.js';
+import { FakeEdge, opaqueId } from './fake-edge.js';
 
 export const BENCH_JWT_SECRET = 'bench-jwt-secret-0123456789';
 export const BENCH_EDGE_SECRET = 'bench-edge-secret-0123456789';
@@ -198,5 +200,41 @@ export class BenchTether {
     } finally {
       redis.disconnect();
     }
+  }
+}
+
+/**
+ * The fake edge (lib/fake-edge.ts) connected as the tether's enrolled edge, with one saved access
+ * of its owner: history keeps the journal (and serves SSE) only for sessions of a real access.
+ */
+export async function connectFakeEdge(tether: BenchTether): Promise<{ edge: FakeEdge; accessId: string }> {
+  const subjects = tether.stack.subjects;
+  const edge = await FakeEdge.connect(
+    tether.stack.options.natsUrl,
+    subjects,
+    tether.edge.id,
+    BENCH_EDGE_SECRET,
+  );
+  try {
+    const access = await requestService(
+      edge.connection,
+      subjects,
+      'historyAccessCreate',
+      {
+        actor_id: tether.owner,
+        access: {
+          name: 'bench',
+          kind: 'scripted',
+          edge_id: tether.edge.id,
+          installation_id: opaqueId(0x1, 1),
+          project: '/tmp',
+        },
+      },
+      { timeoutMs: 10_000 },
+    );
+    return { edge, accessId: access.access.id };
+  } catch (error) {
+    await edge.close();
+    throw error;
   }
 }
