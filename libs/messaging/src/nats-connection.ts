@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { credsAuthenticator } from '@nats-io/nats-core';
-import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import { NatsConnectionImpl, setTransportFactory } from '@nats-io/nats-core/internal';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
+import { nodeResolveHost } from '@nats-io/transport-node/lib/node_transport.js';
 import type { NatsSettings } from '#config';
+import { CoalescingTransport } from './coalescing-transport.js';
 import { RequestMux } from './request-mux.js';
 
 export interface NatsConnectOptions extends Omit<NatsSettings, 'servers'> {
@@ -77,13 +80,18 @@ export function natsConnectionOptions(options: NatsConnectOptions): ConnectionOp
 }
 
 /**
- * One connection per process, with its own request mux (request-mux.ts). `noAsyncTraces` drops
- * the stack capture the client does on every request (measured on the hot path); reconnects never give up, because a service that loses
- * NATS has nothing else to do but get it back. Without credentials it connects to an open NATS
+ * One connection per process, with its own request mux (request-mux.ts) and its writes coalesced
+ * per event-loop turn (coalescing-transport.ts). `noAsyncTraces` drops the stack capture the
+ * client does on every request (measured on the hot path); reconnects never give up, because a
+ * service that loses NATS has nothing else to do but get it back. Without credentials it connects to an open NATS
  * (development); with them, the server decides what this identity may publish and subscribe.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
-  const nc = await connect(natsConnectionOptions(options));
+  // The client reads this factory at every (re)connect. It is process-wide: the client's own
+  // `connect()` sets its plain transport back, which only costs a later connection the
+  // coalesced writes, never correctness.
+  setTransportFactory({ factory: () => new CoalescingTransport(), dnsResolveFn: nodeResolveHost });
+  const nc = await NatsConnectionImpl.connect(natsConnectionOptions(options));
   muxes.set(nc, new RequestMux(nc, options.inboxPrefix));
   return nc;
 }
