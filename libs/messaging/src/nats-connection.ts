@@ -83,8 +83,9 @@ export function natsConnectionOptions(options: NatsConnectOptions): ConnectionOp
  * One connection per process, with its own request mux (request-mux.ts) and its writes coalesced
  * per event-loop turn (coalescing-transport.ts). `noAsyncTraces` drops the stack capture the
  * client does on every request (measured on the hot path); reconnects never give up, because a
- * service that loses NATS has nothing else to do but get it back. Without credentials it connects to an open NATS
- * (development); with them, the server decides what this identity may publish and subscribe.
+ * service that loses NATS has nothing else to do but get it back. Without credentials it
+ * connects to an open NATS (development); with them, the server decides what this identity may
+ * publish and subscribe.
  */
 export async function connectNats(options: NatsConnectOptions): Promise<NatsConnection> {
   // The client reads this factory at every (re)connect. It is process-wide: the client's own
