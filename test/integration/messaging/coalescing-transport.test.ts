@@ -1,10 +1,15 @@
 // The services' NATS transport (libs/messaging/src/coalescing-transport.ts) against the real
 // server: what one event-loop turn publishes leaves in one socket write, in order, and closing
 // or draining right after a publish still delivers it.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '#messaging';
-import { testServices, uniqueNamespace } from '#test-support';
+import { freePort, testServices, uniqueNamespace } from '#test-support';
+import { waitForPort } from '../../support/private-servers.js';
 import { CoalescingTransport } from '../../../libs/messaging/src/coalescing-transport.js';
 
 jest.setTimeout(30_000);
@@ -52,31 +57,37 @@ function transportOf(nc: NatsConnection): CoalescingTransport {
   return (nc as unknown as { protocol: { transport: CoalescingTransport } }).protocol.transport;
 }
 
+/** Counts the socket writes of a connection: one per `_write`, one per `_writev`. */
+function countWrites(nc: NatsConnection): number[] {
+  const socket = transportOf(nc).socket;
+  const writes: number[] = [];
+  const writev = socket._writev!.bind(socket);
+  const write = socket._write.bind(socket);
+  socket._writev = (chunks, callback) => {
+    writes.push(chunks.length);
+    writev(chunks, callback);
+  };
+  socket._write = (chunk, encoding, callback) => {
+    writes.push(1);
+    write(chunk, encoding, callback);
+  };
+  return writes;
+}
+
+/** 500 publishes spread over several microtasks of one turn, as handlers answering requests do. */
+async function publishInOneTurn(writer: NatsConnection, to: string): Promise<void> {
+  for (let n = 0; n < 500; n++) {
+    if (n % 100 === 0) await Promise.resolve();
+    writer.publish(to, encoder.encode(String(n)));
+  }
+}
+
 test('writes what one turn publishes in one socket write, in order', async () => {
   const writer = await connectNats({ servers: url, name: 'coalescing-writer' });
   try {
-    const transport = transportOf(writer);
-    expect(transport).toBeInstanceOf(CoalescingTransport);
-    const socket = transport.socket;
-    const writes: number[] = [];
-    const writev = socket._writev!.bind(socket);
-    const write = socket._write.bind(socket);
-    socket._writev = (chunks, callback) => {
-      writes.push(chunks.length);
-      writev(chunks, callback);
-    };
-    socket._write = (chunk, encoding, callback) => {
-      writes.push(1);
-      write(chunk, encoding, callback);
-    };
-
-    const received = await collect(500, async () => {
-      // Publishes spread over several microtasks of one turn, as handlers answering requests do.
-      for (let n = 0; n < 500; n++) {
-        if (n % 100 === 0) await Promise.resolve();
-        writer.publish(subject, encoder.encode(String(n)));
-      }
-    });
+    expect(transportOf(writer)).toBeInstanceOf(CoalescingTransport);
+    const writes = countWrites(writer);
+    const received = await collect(500, () => publishInOneTurn(writer, subject));
 
     expect(received).toEqual(Array.from({ length: 500 }, (_, n) => String(n)));
     // The client buffers each microtask's publishes into one frame; all of them left in one write.
@@ -84,6 +95,74 @@ test('writes what one turn publishes in one socket write, in order', async () =>
     expect(writes[0]).toBeGreaterThan(1);
   } finally {
     await writer.close();
+  }
+});
+
+test('coalesces over TLS too', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-nats-tls-'));
+  const port = await freePort();
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      // The client checks the name `localhost` for a loopback address.
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  const server = spawn(
+    'nats-server',
+    ['-a', '127.0.0.1', '-p', String(port), '--tls', '--tlscert', cert, '--tlskey', key],
+    {
+      stdio: 'ignore',
+    },
+  );
+  try {
+    await waitForPort(port);
+    const tlsUrl = `tls://127.0.0.1:${port}`;
+    const options = { servers: tlsUrl, tls: { caFile: cert } };
+    const tlsReader = await connectNats({ ...options, name: 'coalescing-tls-reader' });
+    const writer = await connectNats({ ...options, name: 'coalescing-tls-writer' });
+    try {
+      expect(transportOf(writer).isEncrypted()).toBe(true);
+      const received: string[] = [];
+      const all = new Promise<void>((resolve) => {
+        tlsReader.subscribe(subject, {
+          callback: (_error, msg) => {
+            received.push(decoder.decode(msg.data));
+            if (received.length === 500) resolve();
+          },
+        });
+      });
+      await tlsReader.flush();
+      const writes = countWrites(writer);
+      await publishInOneTurn(writer, subject);
+      await all;
+
+      expect(received).toEqual(Array.from({ length: 500 }, (_, n) => String(n)));
+      expect(writes).toEqual([expect.any(Number)]);
+    } finally {
+      await writer.close();
+      await tlsReader.close();
+    }
+  } finally {
+    server.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
