@@ -74,18 +74,37 @@ export class PrivateRedis extends PrivateServer {
   }
 }
 
-/** nats-server with JetStream; its store folder outlives a restart (or a SIGKILL). */
+/** A certificate and key in PEM files, for a server that speaks TLS only. */
+export interface TlsFiles {
+  cert: string;
+  key: string;
+}
+
+/**
+ * nats-server with JetStream; its store folder outlives a restart (or a SIGKILL). With `tls`,
+ * it accepts TLS connections only.
+ */
 export class PrivateNats extends PrivateServer {
   private readonly storeDir = mkdtempSync(join(tmpdir(), 'tether-private-nats-'));
 
+  constructor(
+    port: number,
+    private readonly tls?: TlsFiles,
+  ) {
+    super(port);
+  }
+
   get url(): string {
-    return `nats://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'tls' : 'nats'}://127.0.0.1:${this.port}`;
   }
 
   protected spawnServer(): ChildProcess {
-    return spawn('nats-server', ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
-      stdio: 'ignore',
-    });
+    const tls = this.tls ? ['--tls', '--tlscert', this.tls.cert, '--tlskey', this.tls.key] : [];
+    return spawn(
+      'nats-server',
+      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir, ...tls],
+      { stdio: 'ignore' },
+    );
   }
 
   protected override cleanup(): void {

@@ -1,7 +1,7 @@
 // The services' NATS transport (libs/messaging/src/coalescing-transport.ts) against the real
 // server: what one event-loop turn publishes leaves in one socket write, in order, and closing
 // or draining right after a publish still delivers it.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { jest } from '@jest/globals';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '#messaging';
 import { freePort, testServices, uniqueNamespace } from '#test-support';
-import { waitForPort } from '../../support/private-servers.js';
+import { PrivateNats } from '../../support/private-servers.js';
 import { CoalescingTransport } from '../../../libs/messaging/src/coalescing-transport.js';
 
 jest.setTimeout(30_000);
@@ -34,18 +34,22 @@ afterAll(async () => {
   await reader?.close();
 });
 
-/** Collects `count` messages of the subject, in arrival order. */
-async function collect(count: number, publish: () => Promise<void>): Promise<string[]> {
+/** Collects `count` messages of the subject, read by `from`, in arrival order. */
+async function collect(
+  count: number,
+  publish: () => Promise<void>,
+  from: NatsConnection = reader,
+): Promise<string[]> {
   const received: string[] = [];
   let done!: () => void;
   const all = new Promise<void>((resolve) => (done = resolve));
-  const subscription = reader.subscribe(subject, {
+  const subscription = from.subscribe(subject, {
     callback: (_error, msg: Msg) => {
       received.push(decoder.decode(msg.data));
       if (received.length === count) done();
     },
   });
-  await reader.flush();
+  await from.flush();
   await publish();
   await all;
   subscription.unsubscribe();
@@ -100,9 +104,7 @@ test('writes what one turn publishes in one socket write, in order', async () =>
 
 test('coalesces over TLS too', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tether-nats-tls-'));
-  const port = await freePort();
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
+  const tls = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
   execFileSync(
     'openssl',
     [
@@ -119,40 +121,22 @@ test('coalesces over TLS too', async () => {
       // The client checks the name `localhost` for a loopback address.
       'subjectAltName=IP:127.0.0.1,DNS:localhost',
       '-keyout',
-      key,
+      tls.key,
       '-out',
-      cert,
+      tls.cert,
     ],
     { stdio: 'ignore' },
   );
-  const server = spawn(
-    'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '--tls', '--tlscert', cert, '--tlskey', key],
-    {
-      stdio: 'ignore',
-    },
-  );
+  const server = new PrivateNats(await freePort(), tls);
   try {
-    await waitForPort(port);
-    const tlsUrl = `tls://127.0.0.1:${port}`;
-    const options = { servers: tlsUrl, tls: { caFile: cert } };
+    await server.start();
+    const options = { servers: server.url, tls: { caFile: tls.cert } };
     const tlsReader = await connectNats({ ...options, name: 'coalescing-tls-reader' });
     const writer = await connectNats({ ...options, name: 'coalescing-tls-writer' });
     try {
       expect(transportOf(writer).isEncrypted()).toBe(true);
-      const received: string[] = [];
-      const all = new Promise<void>((resolve) => {
-        tlsReader.subscribe(subject, {
-          callback: (_error, msg) => {
-            received.push(decoder.decode(msg.data));
-            if (received.length === 500) resolve();
-          },
-        });
-      });
-      await tlsReader.flush();
       const writes = countWrites(writer);
-      await publishInOneTurn(writer, subject);
-      await all;
+      const received = await collect(500, () => publishInOneTurn(writer, subject), tlsReader);
 
       expect(received).toEqual(Array.from({ length: 500 }, (_, n) => String(n)));
       expect(writes).toEqual([expect.any(Number)]);
@@ -161,7 +145,7 @@ test('coalesces over TLS too', async () => {
       await tlsReader.close();
     }
   } finally {
-    server.kill('SIGTERM');
+    await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
