@@ -1,8 +1,8 @@
 // The set-up the edge suites of the CLI agents (Claude Code, Codex) share: one bus per suite and,
 // per test, a fresh provider and scratch folders with an edge booted on them (all torn down
 // after), the client steps the shared scenarios drive, and those scenarios bound to the test's
-// edge (these and prompt-scenarios.ts's). What differs per agent (its provider, its environment, how a new session reads) is
-// passed in.
+// edge (these and prompt-scenarios.ts's). What differs per agent (its provider, its environment,
+// how a new session reads) is passed in.
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals';
 import type { EdgeAgentResult } from '#contracts';
 import type { RunningEdge } from '../../apps/edge-connector/src/app.js';
