@@ -51,6 +51,11 @@ interface Sent {
   operationId: string;
   fault: string;
   session: number;
+  /** When the client began and when it was answered ok (epoch ms). */
+  startedAt: number;
+  at: number;
+  /** Each attempt's operation id tail and verdict (closed-loop.ts). */
+  trail: string[];
 }
 
 export interface FaultRunResult {
@@ -140,9 +145,18 @@ export class FaultRun {
           const fault = this.current;
           const text = `${fault} / client ${index} round ${round}`;
           const startedAt = Date.now();
-          const { operationId } = await client.send(base, text);
-          this.sendTimes.push({ at: Date.now(), ms: Date.now() - startedAt });
-          this.sent.push({ text, operationId, fault, session: index % sessions.length });
+          const { operationId, trail } = await client.send(base, text);
+          const at = Date.now();
+          this.sendTimes.push({ at, ms: at - startedAt });
+          this.sent.push({
+            text,
+            operationId,
+            fault,
+            session: index % sessions.length,
+            startedAt,
+            at,
+            trail,
+          });
           session.revision = await client.waitIdle(base, session.revision, timing.boundMs);
         });
       }
@@ -263,10 +277,15 @@ export class FaultRun {
       console.log(
         [
           ...behind.map((line) => `behind: ${line}`),
-          ...lost.map(
-            (send) =>
-              `${copies(send)} copies: ${send.operationId} of session ${send.session} (${send.fault})`,
-          ),
+          ...lost.map((send) => {
+            // Which fault windows the send spanned, and every attempt: a send started in one
+            // window may be doubled by the next fault.
+            const spanned = windows.filter((w) => w.downAt <= send.at && send.startedAt <= w.endAt);
+            return (
+              `${copies(send)} copies: ${send.operationId} of session ${send.session} (${send.fault}), ` +
+              `spanning ${spanned.map((w) => w.name).join(', ') || 'no fault'}; attempts: ${send.trail.join(' → ')}`
+            );
+          }),
           ...notAccepted,
           this.setup.output(),
         ].join('\n'),

@@ -85,6 +85,8 @@ export function judge(
 /** How long a new session's SSE stream may answer 404 before history has its first row. */
 const NEW_SESSION_GRACE_MS = 5_000;
 
+type Verdict = 'retry' | 'renew' | 'resend' | 'resume' | 'resume-unknown' | 'fail';
+
 export class LoadClient {
   /** Answers no retry may fix (and transport errors where none is allowed): must stay empty. */
   readonly failures: string[] = [];
@@ -115,27 +117,34 @@ export class LoadClient {
   }
 
   /** One attempt, judged and recorded: the snapshot when it was answered ok, else the verdict. */
-  async attempt(
+  async attempt(request: Record<string, unknown>): Promise<LoadSnapshot | Verdict> {
+    return (await this.judged(request)).outcome;
+  }
+
+  /** `attempt`, with what was wrong with the answer when it was not ok. */
+  private async judged(
     request: Record<string, unknown>,
-  ): Promise<LoadSnapshot | 'retry' | 'renew' | 'resend' | 'resume' | 'resume-unknown' | 'fail'> {
+  ): Promise<{ outcome: LoadSnapshot | Verdict; what?: string }> {
     const action = String(request.action);
     let reply: { status: number; data?: LoadSnapshot };
     try {
       reply = await this.post(request);
     } catch (error) {
       const retryable = this.options.transportRetryable;
-      this.miss(action, `transport: ${(error as Error).message}`, retryable);
-      return retryable ? 'retry' : 'fail';
+      const what = `transport: ${(error as Error).message}`;
+      this.miss(action, what, retryable);
+      return { outcome: retryable ? 'retry' : 'fail', what };
     }
     const verdict = judge(reply.status, reply.data);
     if (verdict === 'ok') {
       this.answered.push({ at: Date.now(), action });
-      return reply.data!;
+      return { outcome: reply.data! };
     }
     const lost = reply.data?.status === 'not_found' && request.session_id !== undefined;
     if (lost && this.options.resumeLostSessions && action !== 'resume') {
-      this.miss(action, 'status not_found (session resumed)', true);
-      return verdict === 'resend' ? 'resume-unknown' : 'resume';
+      const what = 'status not_found (session resumed)';
+      this.miss(action, what, true);
+      return { outcome: verdict === 'resend' ? 'resume-unknown' : 'resume', what };
     }
     const what =
       reply.status !== 200 || !reply.data
@@ -144,7 +153,7 @@ export class LoadClient {
           ? `dispatch ${reply.data.operation?.submission?.dispatch_state} (${reply.data.status})`
           : `status ${reply.data.status}${reply.data.operation?.refusal ? ` ${reply.data.operation.refusal.code}` : ''}`;
     this.miss(action, what, verdict !== 'fail');
-    return verdict;
+    return { outcome: verdict, what };
   }
 
   /**
@@ -156,16 +165,23 @@ export class LoadClient {
     return (await this.run(request)).answer;
   }
 
-  /** `call`, also returning the request that was answered (a resent send has a new id). */
+  /**
+   * `call`, also returning the request that was answered (a resent send has a new id) and the
+   * trail of its attempts (`<operation id tail> <verdict>`), which explains a send stored twice.
+   */
   private async run(
     request: Record<string, unknown>,
-  ): Promise<{ answer: LoadSnapshot; answered: Record<string, unknown> }> {
+  ): Promise<{ answer: LoadSnapshot; answered: Record<string, unknown>; trail: string[] }> {
     let first = request;
     let current = request;
     let renewals = 0;
+    const trail: string[] = [];
     for (let attempt = 0; attempt < (this.options.attemptsMax ?? 300); attempt += 1) {
-      const outcome = await this.attempt(current);
-      if (typeof outcome === 'object') return { answer: outcome, answered: current };
+      const { outcome, what } = await this.judged(current);
+      const id =
+        typeof current.client_operation_id === 'string' ? current.client_operation_id.slice(-8) : '-';
+      trail.push(`${id} ${typeof outcome === 'object' ? 'ok' : `${outcome} (${what})`}`);
+      if (typeof outcome === 'object') return { answer: outcome, answered: current, trail };
       if (outcome === 'resend') current = { ...first, retry_unknown: true };
       if (outcome === 'renew' && first.client_operation_id !== undefined) {
         first = { ...first, client_operation_id: newOperationId() };
@@ -203,14 +219,14 @@ export class LoadClient {
   async send(
     base: Record<string, string>,
     text: string,
-  ): Promise<{ operationId: string; answer: LoadSnapshot }> {
+  ): Promise<{ operationId: string; answer: LoadSnapshot; trail: string[] }> {
     const body: EdgeAgentRequest = { ...base, action: 'send', text } as EdgeAgentRequest;
-    const { answer, answered } = await this.run({
+    const { answer, answered, trail } = await this.run({
       ...body,
       client_operation_id: newOperationId(),
       payload_fingerprint: operationFingerprint('send', body),
     });
-    return { operationId: String(answered.client_operation_id), answer };
+    return { operationId: String(answered.client_operation_id), answer, trail };
   }
 
   /** Watches until the turn after `from` finished. */

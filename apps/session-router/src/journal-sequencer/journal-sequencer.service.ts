@@ -9,14 +9,9 @@ import {
   type SessionUpdateAck,
   type Submission,
 } from '#contracts';
-import { RpcUnavailableError, ServiceError, encodeJson, JournalCipher, NatsBus } from '#messaging';
+import { ServiceError, encodeJson, JournalCipher, NatsBus } from '#messaging';
 import type { RouterConfig } from '../config.js';
-import {
-  EdgeCredentialsRefusedError,
-  EdgeCredentialsUnknownError,
-  InvalidSessionIdError,
-  SessionScopeError,
-} from '../common/errors.js';
+import { EdgeCredentialsRefusedError, InvalidSessionIdError, SessionScopeError } from '../common/errors.js';
 import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { EdgeCredentials } from '../common/edge-credentials.js';
 import { REDIS, ROUTER_CONFIG } from '../common/tokens.js';
@@ -86,18 +81,9 @@ export class JournalSequencerService {
     this.lifecycle = new LifecyclePublisher(bus, redis, cipher);
   }
 
-  private async verifyEdge(update: SessionUpdate): Promise<boolean> {
-    try {
-      return await this.credentials.verify(update.edge_id, update.edge_token);
-    } catch (error) {
-      if (error instanceof RpcUnavailableError) throw new EdgeCredentialsUnknownError();
-      throw error;
-    }
-  }
-
   async record(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
-    if (!(await this.verifyEdge(update))) {
+    if (!(await this.credentials.verify(update.edge_id, update.edge_token))) {
       this.log.warn(
         `Session update for session ${sessionId} from edge ${update.edge_id} refused: bad edge token.`,
       );
