@@ -116,6 +116,8 @@ const BOUND_CASES: Array<[RequestName, Record<string, unknown>, boolean]> = [
   ['historySessions', { ...VALID.historySessions, edge_id: 'abc' }, false],
   ['historyResumeSeed', { ...VALID.historyResumeSeed, session_id: 's'.repeat(31) }, false],
   ['historyResumeSeed', { ...VALID.historyResumeSeed, session_id: 's/'.repeat(16) }, false],
+  ['historyResumeSeed', { ...VALID.historyResumeSeed, stream_sequence: 12 }, true],
+  ['historyResumeSeed', { ...VALID.historyResumeSeed, stream_sequence: -1 }, false],
   ['historySnapshot', { ...VALID.historySnapshot, access_id: '' }, false],
   ['historyArchiveWindow', { ...VALID.historyArchiveWindow, snapshot: { version: 1 } }, false],
   ['historyRename', { ...VALID.historyRename, title: '界'.repeat(120) }, true],

@@ -191,6 +191,38 @@ describe('router + history: stored sessions', () => {
     await expect(route({ action: 'poll', session_id: sessionId() })).resolves.toEqual(result('unavailable'));
   });
 
+  it('seeds resume only from a session row that has applied the journal as the router saw it', async () => {
+    const { session, edge } = await journaledSession();
+    const scope = { actor_id: OWNER, access_id: accessId, edge_id: edgeId, session_id: session };
+    // What the router asks history: the journal's position of the session rides along.
+    const asked: { stream_sequence?: number }[] = [];
+    const spy = h.nc.subscribe(h.subjects.requests.historyResumeSeed, {
+      callback: (_error, msg) => {
+        asked.push(msg.json());
+      },
+    });
+    try {
+      await eventually(
+        async () => (await h.call('historySnapshot', scope)).state === 'stored' || undefined,
+        'history storing the session',
+      );
+      await expect(route({ action: 'resume', session_id: session })).resolves.toMatchObject({ status: 'ok' });
+      expect(asked).toEqual([{ ...scope, stream_sequence: expect.any(Number) }]);
+    } finally {
+      spy.unsubscribe();
+      edge.stop();
+    }
+    const journaled = asked[0]!.stream_sequence!;
+    // A history that has not applied that row (it lags the journal) answers unavailable after its
+    // bounded wait, instead of a seed the journal has moved past.
+    await expect(
+      h.call('historyResumeSeed', { ...scope, stream_sequence: journaled + 1_000 }),
+    ).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(
+      h.call('historyResumeSeed', { ...scope, stream_sequence: journaled }),
+    ).resolves.toMatchObject({ state: 'stored', resume: { revision: 1 } });
+  });
+
   it('seeds resume from history without the native thread id; none is resume_unavailable', async () => {
     const session = sessionId();
     await save(session, 6, { title: 'Seeded', model: 'm1', window: 2, started_at: '2026-01-01T00:00:00Z' });

@@ -132,12 +132,13 @@ export class ArchiveRepository {
   }
 
   /** The JetStream sequence of the last journal message history applied for the session (0: none). */
-  async appliedStreamSequence(key: StoredSessionKey): Promise<bigint> {
+  /** The stream sequence of the session's last applied journal row; null: no sequenced row applied. */
+  async appliedStreamSequence(key: StoredSessionKey): Promise<bigint | null> {
     const state = await this.db.journalState.findFirst({
       where: key,
       select: { lastStreamSequence: true },
     });
-    return state?.lastStreamSequence ?? 0n;
+    return state?.lastStreamSequence ?? null;
   }
 
   /** True while the access is the owner's, on this edge, and the session is not a tombstone. */

@@ -8,12 +8,18 @@ import {
   type HistoryDeleteReply,
   type HistoryRenameRequest,
   type HistoryResumeSeedReply,
+  type HistoryResumeSeedRequest,
   type HistorySessionScope,
   type HistorySnapshotReply,
   type HistoryTranscriptReply,
   type HistoryTranscriptRequest,
 } from '#contracts';
-import { AccessNotFoundError, InvalidRequestError, StoredSessionNotFoundError } from '../common/errors.js';
+import {
+  AccessNotFoundError,
+  InvalidRequestError,
+  JournalNotAppliedError,
+  StoredSessionNotFoundError,
+} from '../common/errors.js';
 import { Aad, HistoryCipher } from '../common/history-cipher.js';
 import { parseEdgeId, requireActorId } from '../common/ids.js';
 import type { StoredSessionKey } from '../common/session-rows.js';
@@ -50,8 +56,17 @@ export class ArchiveService {
     private readonly cipher: HistoryCipher,
   ) {}
 
-  async resumeSeed(request: HistorySessionScope): Promise<HistoryResumeSeedReply> {
+  async resumeSeed(request: HistoryResumeSeedRequest): Promise<HistoryResumeSeedReply> {
     const key = this.keyOf(request);
+    // A seed behind the journal would restart the session at a revision the journal holds. A
+    // session journaled only by unsequenced (pre-sequencer) rows has no position to wait for,
+    // and a tombstone none left.
+    if (
+      request.stream_sequence !== undefined &&
+      !(await this.applied(key, request.stream_sequence, { untracked: true }))
+    ) {
+      throw new JournalNotAppliedError();
+    }
     const row = await this.archive.find(key);
     if (!row || !row.payload) return { state: row?.deleted ? 'deleted' : 'missing' };
     if (row.deleted) return { state: 'deleted' };
@@ -115,7 +130,14 @@ export class ArchiveService {
 
   async transcript(request: HistoryTranscriptRequest): Promise<HistoryTranscriptReply> {
     const key = this.keyOf(request);
-    if (request.stream_sequence !== undefined) await this.applied(key, request.stream_sequence);
+    // Past the bound the answer is what history holds: a lagging history must not turn paging
+    // into an error.
+    if (
+      request.stream_sequence !== undefined &&
+      !(await this.applied(key, request.stream_sequence, { untracked: false }))
+    ) {
+      this.log.warn(`Transcript of ${key.sessionId} answered before history applied its journal.`);
+    }
     const before = request.before ?? NEWEST_WINDOW;
     const found = await this.archive.findPageBefore(key, Math.min(before, NEWEST_WINDOW));
     if (!found) return {};
@@ -126,21 +148,25 @@ export class ArchiveService {
   }
 
   /**
-   * Waits, bounded, until the journal consumer applied the session's row at `streamSequence`: a
-   * finished round's page is written with the next round's first row, which the client may have
-   * seen live before history applied it. Past the bound the answer is what history holds (a
-   * lagging history must not turn paging into an error).
+   * Waits, bounded, until the journal consumer applied the session's row at `streamSequence`
+   * (false when it has not by then): a finished round's page is written with the next round's
+   * first row, which the client may have seen live before history applied it, and a resume
+   * seeds from the session row the journal last updated. `untracked`: the answer when history
+   * has applied no sequenced row of the session at all.
    */
-  private async applied(key: StoredSessionKey, streamSequence: number): Promise<void> {
+  private async applied(
+    key: StoredSessionKey,
+    streamSequence: number,
+    { untracked }: { untracked: boolean },
+  ): Promise<boolean> {
     const target = BigInt(streamSequence);
     const deadline = Date.now() + APPLIED_WAIT_MS;
     for (let pause = APPLIED_FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, APPLIED_MAX_PAUSE_MS)) {
-      if ((await this.archive.appliedStreamSequence(key)) >= target) return;
+      const applied = await this.archive.appliedStreamSequence(key);
+      if (applied === null && untracked) return true;
+      if ((applied ?? 0n) >= target) return true;
       const left = deadline - Date.now();
-      if (left <= 0) {
-        this.log.warn(`Transcript of ${key.sessionId} answered before history applied its journal.`);
-        return;
-      }
+      if (left <= 0) return false;
       await setTimeout(Math.min(pause, left));
     }
   }

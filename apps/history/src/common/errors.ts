@@ -34,3 +34,10 @@ export class AccessLimitError extends ServiceError {
     super('limit_reached', 'Too many saved accesses for this user.');
   }
 }
+
+/** History has not applied the journal as far as the caller saw it; the caller retries. */
+export class JournalNotAppliedError extends ServiceError {
+  constructor() {
+    super('unavailable', 'History has not applied the session journal that far yet; retry shortly.');
+  }
+}

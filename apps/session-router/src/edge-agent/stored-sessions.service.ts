@@ -7,6 +7,8 @@ import {
   type EdgeAgentResult,
   type HistorySessionScope,
   type HistoryTranscriptRequest,
+  type RequestMap,
+  type RequestOf,
 } from '#contracts';
 import { JournalCipher, RpcRemoteError, NatsBus } from '#messaging';
 import {
@@ -88,7 +90,7 @@ export class StoredSessionsService {
     if (!scope) return this.edge.ask(rpc);
     let seed;
     try {
-      seed = await this.history.call('historyResumeSeed', scope);
+      seed = await this.atJournal('historyResumeSeed', scope);
     } catch (error) {
       this.log.warn(`Resume seed of session ${scope.session_id} unavailable: ${(error as Error).message}`);
       return result('unavailable');
@@ -231,19 +233,27 @@ export class StoredSessionsService {
 
   /**
    * History applies the journal behind the router, so it is asked to answer once it holds what
-   * the journal held now: a round whose page is still in flight is then not skipped.
+   * the journal held now: a round whose page is still in flight is then not skipped, and a resume
+   * is never seeded from a session row older than the journal.
    */
   private async transcriptPage(request: HistoryTranscriptRequest): Promise<EdgeAgentResult | undefined> {
+    return (await this.atJournal('historyTranscript', request)).page;
+  }
+
+  /** A history request carrying the journal's position of the session (`stream_sequence`). */
+  private async atJournal<N extends 'historyTranscript' | 'historyResumeSeed'>(
+    name: N,
+    request: RequestOf<N>,
+  ): Promise<RequestMap[N][1]> {
     const streamSequence = await this.journal.journaledStreamSequence(request.session_id);
-    if (streamSequence === 0) return (await this.history.call('historyTranscript', request)).page;
+    if (streamSequence === 0) return this.history.call(name, request);
     try {
-      return (await this.history.call('historyTranscript', { ...request, stream_sequence: streamSequence }))
-        .page;
+      return await this.history.call(name, { ...request, stream_sequence: streamSequence });
     } catch (error) {
       // History of the previous release decodes the request strictly and refuses the field
       // (rolling upgrade): ask it as before. Drop this with that release.
       if (!(error instanceof RpcRemoteError) || error.code !== 'invalid_request') throw error;
-      return (await this.history.call('historyTranscript', request)).page;
+      return this.history.call(name, request);
     }
   }
 

@@ -29,7 +29,15 @@ export const STORED_STATES = ['stored', 'deleted', 'missing'] as const;
 export type StoredState = (typeof STORED_STATES)[number];
 
 /** router → history: the seed of a `resume`; `resume` is set only when `state` is `stored`. */
-export type HistoryResumeSeedRequest = HistorySessionScope;
+export interface HistoryResumeSeedRequest extends HistorySessionScope {
+  /**
+   * The JetStream sequence of the session's last journal row when the router asked: history
+   * seeds only from a row that has applied it (bounded wait, then `unavailable`). A seed older
+   * than the journal would restart the session at a revision the journal already holds, and the
+   * journal would take its next updates for retries of rows it has.
+   */
+  stream_sequence?: number;
+}
 export interface HistoryResumeSeedReply {
   state: StoredState;
   resume?: ResumeState;

@@ -169,7 +169,7 @@ export const requestSchemas: { [K in RequestName]: z.ZodType<RequestOf<K>> } = {
     edge_id: edgeIdSchema,
     page: z.int().min(1).max(HISTORY_PAGE_MAX),
   }),
-  historyResumeSeed: sessionScopeSchema,
+  historyResumeSeed: z.strictObject({ ...sessionScopeShape, stream_sequence: countSchema.optional() }),
   historySnapshot: sessionScopeSchema,
   historyArchiveWindow: z.strictObject({ ...sessionScopeShape, snapshot: edgeAgentResultSchema }),
   historyRename: z.strictObject({ ...sessionScopeShape, title: titleOverrideSchema }),
