@@ -135,6 +135,7 @@ export function routerPermissions(subjects: Subjects): NatsPermissions {
       allow: [
         subjects.edgeRpcWildcard,
         subjects.revisionWildcard,
+        subjects.titleChangedWildcard,
         subjects.journalWildcard,
         subjects.lifecycleWildcard,
         ...requestsOf(subjects, ROUTER_REQUESTS),
@@ -151,6 +152,7 @@ export function routerPermissions(subjects: Subjects): NatsPermissions {
         subjects.sessionUpdateWildcard,
         subjects.edgeHeartbeat,
         subjects.revisionWildcard,
+        subjects.titleChangedWildcard,
         subjects.edgeCredentialsChanged,
         `${inboxPrefix(subjects, 'session-router')}.>`,
       ],

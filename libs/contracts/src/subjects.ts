@@ -117,6 +117,8 @@ export class Subjects {
    */
   readonly edgeCredentialsChanged: string;
   readonly revisionWildcard: string;
+  /** Core NATS between router replicas: a session's title override changed. Not stored. */
+  readonly titleChangedWildcard: string;
   readonly journalWildcard: string;
   readonly lifecycleWildcard: string;
   /** JetStream stream holding every session's journal and lifecycle events. */
@@ -149,6 +151,7 @@ export class Subjects {
     this.edgeRpcWildcard = `${namespace}.edge.*.rpc`;
     this.edgeCredentialsChanged = `${namespace}.history.edge-credentials-changed`;
     this.revisionWildcard = `${namespace}.session.*.rev`;
+    this.titleChangedWildcard = `${namespace}.session.*.title`;
     this.journalWildcard = `${namespace}.session.*.journal`;
     this.lifecycleWildcard = `${namespace}.session.*.lifecycle`;
     this.sessionsStream = `${namespace.toUpperCase().replace(/-/g, '_')}_SESSIONS`;
@@ -205,6 +208,13 @@ export class Subjects {
   /** Core-NATS fan-out between router replicas: a session's revision moved. Not stored. */
   sessionRevision(sessionId: string): string {
     return `${this.namespace}.session.${sessionId}.rev`;
+  }
+  /**
+   * Core-NATS fan-out between router replicas: the session's title override was set or cleared;
+   * each replica drops its cached copy. Not stored.
+   */
+  sessionTitleChanged(sessionId: string): string {
+    return `${this.namespace}.session.${sessionId}.title`;
   }
   /** Core NATS, history → subscribers: the session's journal committed a row. Not stored. */
   sessionJournalNotice(sessionId: string): string {

@@ -293,6 +293,47 @@ describe('router + history: stored sessions', () => {
     expect(rows.rows[0]?.title_override.includes('Renamed')).toBe(false);
   });
 
+  it('lays a rename over the live replies of every router replica at once', async () => {
+    // Each replica keeps the overrides it read; a rename through one must reach the others.
+    const services = await testServices();
+    const second = await startTestRouter({
+      natsUrl: services.natsUrl,
+      redisUrl: services.redisUrl,
+      namespace: h.subjects.namespace,
+    });
+    const session = sessionId();
+    await save(session, 3, { title: 'Native title' });
+    const { edge, sessions } = scriptedEdge();
+    sessions.set(session, { revision: 3, window: 0, messages: [], closed: false });
+    await edge.ready();
+    // The queue group spreads the polls over both replicas: 40 leave each a cached answer.
+    const titles = async () =>
+      new Set(
+        await Promise.all(
+          Array.from(
+            { length: 40 },
+            async () => (await route({ action: 'poll', session_id: session })).title,
+          ),
+        ),
+      );
+    try {
+      expect(await titles()).toEqual(new Set(['live title']));
+      await expect(route({ action: 'rename', session_id: session, title: 'Renamed' })).resolves.toMatchObject(
+        {
+          title: 'Renamed',
+        },
+      );
+      expect(await titles()).toEqual(new Set(['Renamed']));
+      await expect(route({ action: 'rename', session_id: session, title: 'Again' })).resolves.toMatchObject({
+        title: 'Again',
+      });
+      expect(await titles()).toEqual(new Set(['Again']));
+    } finally {
+      edge.stop();
+      await second.close();
+    }
+  });
+
   it('reads the override after a watch has waited, so a rename made meanwhile is in its reply', async () => {
     const session = sessionId();
     await save(session, 3, { title: 'Native title' });

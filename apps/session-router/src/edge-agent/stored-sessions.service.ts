@@ -21,7 +21,7 @@ import { HistoryClient } from '../common/history.client.js';
 import { REDIS } from '../common/tokens.js';
 import { LifecyclePublisher } from '../journal-sequencer/lifecycle.js';
 import { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
-import { TitleOverrideRepository } from './title-override.repository.js';
+import { TitleOverrides } from './title-overrides.js';
 
 /**
  * Edge statuses after which a session with stored history answers from history instead
@@ -59,7 +59,7 @@ export class StoredSessionsService {
   constructor(
     private readonly edge: EdgeRpcClient,
     private readonly history: HistoryClient,
-    private readonly titles: TitleOverrideRepository,
+    private readonly titles: TitleOverrides,
     private readonly journal: JournalSequencerService,
     bus: NatsBus,
     @Inject(REDIS) redis: RedisClient,

@@ -6,7 +6,7 @@ import type { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import type { HistoryClient } from '../common/history.client.js';
 import type { JournalSequencerService } from '../journal-sequencer/journal-sequencer.service.js';
 import { StoredSessionsService } from './stored-sessions.service.js';
-import type { TitleOverrideRepository } from './title-override.repository.js';
+import type { TitleOverrides } from './title-overrides.js';
 
 const SESSION = 'a'.repeat(32);
 const ACCESS = 'b'.repeat(32);
@@ -41,7 +41,7 @@ function service(streamSequence: number, answer: (request: HistoryTranscriptRequ
   const stored = new StoredSessionsService(
     {} as EdgeRpcClient,
     history,
-    {} as TitleOverrideRepository,
+    {} as TitleOverrides,
     journal,
     new NatsBus(nc, {} as Subjects),
     {} as RedisClient,

@@ -4,8 +4,9 @@ import { RedisRepository } from '../common/redis-repository.js';
 
 /**
  * Title overrides cached beside the session's other Redis state, so every live reply can carry
- * the override at the cost of one GET. History holds the durable copy (and applies it to the
- * sessions list, archived views and resume seeds); this cache lives as long as the session state.
+ * the override (each replica keeps what it read: title-overrides.ts). History holds the durable
+ * copy (and applies it to the sessions list, archived views and resume seeds); this cache lives
+ * as long as the session state.
  */
 @Injectable()
 export class TitleOverrideRepository extends RedisRepository {
