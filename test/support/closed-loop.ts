@@ -180,7 +180,8 @@ export class LoadClient {
       const { outcome, what } = await this.judged(current);
       const id =
         typeof current.client_operation_id === 'string' ? current.client_operation_id.slice(-8) : '-';
-      trail.push(`${id} ${typeof outcome === 'object' ? 'ok' : `${outcome} (${what})`}`);
+      const sent = current.retry_unknown ? `${id} retry_unknown` : id;
+      trail.push(`${sent} ${typeof outcome === 'object' ? 'ok' : `${outcome} (${what})`}`);
       if (typeof outcome === 'object') return { answer: outcome, answered: current, trail };
       if (outcome === 'resend') current = { ...first, retry_unknown: true };
       if (outcome === 'renew' && first.client_operation_id !== undefined) {

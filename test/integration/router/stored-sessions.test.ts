@@ -221,6 +221,11 @@ describe('router + history: stored sessions', () => {
     await expect(
       h.call('historyResumeSeed', { ...scope, stream_sequence: journaled }),
     ).resolves.toMatchObject({ state: 'stored', resume: { revision: 1 } });
+    // A deleted session is deleted, however far the journal had gone.
+    await h.call('historyDelete', scope);
+    await expect(
+      h.call('historyResumeSeed', { ...scope, stream_sequence: journaled + 1_000 }),
+    ).resolves.toEqual({ state: 'deleted' });
   });
 
   it('seeds resume from history without the native thread id; none is resume_unavailable', async () => {

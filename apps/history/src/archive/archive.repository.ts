@@ -131,7 +131,6 @@ export class ArchiveRepository {
     });
   }
 
-  /** The JetStream sequence of the last journal message history applied for the session (0: none). */
   /** The stream sequence of the session's last applied journal row; null: no sequenced row applied. */
   async appliedStreamSequence(key: StoredSessionKey): Promise<bigint | null> {
     const state = await this.db.journalState.findFirst({

@@ -58,16 +58,16 @@ export class ArchiveService {
 
   async resumeSeed(request: HistoryResumeSeedRequest): Promise<HistoryResumeSeedReply> {
     const key = this.keyOf(request);
+    let row = await this.archive.find(key);
+    if (row?.deleted) return { state: 'deleted' };
     // A seed behind the journal would restart the session at a revision the journal holds. A
-    // session journaled only by unsequenced (pre-sequencer) rows has no position to wait for,
-    // and a tombstone none left.
-    if (
-      request.stream_sequence !== undefined &&
-      !(await this.applied(key, request.stream_sequence, { untracked: true }))
-    ) {
-      throw new JournalNotAppliedError();
+    // session journaled only by unsequenced (pre-sequencer) rows has no position to wait for.
+    if (request.stream_sequence !== undefined) {
+      if (!(await this.applied(key, request.stream_sequence, { untracked: true }))) {
+        throw new JournalNotAppliedError();
+      }
+      row = await this.archive.find(key);
     }
-    const row = await this.archive.find(key);
     if (!row || !row.payload) return { state: row?.deleted ? 'deleted' : 'missing' };
     if (row.deleted) return { state: 'deleted' };
     const { stored, titleOverride } = this.open(key, row);
