@@ -4,26 +4,21 @@
 // the recorded outcome instead of starting another turn, so the router may dispatch an `unknown`
 // submission again on the client's explicit `retry_unknown` without risking a duplicate.
 //
-// Kept in memory only: a record is written on every send, and an fsync per send would cost more
-// than the whole dispatch hop. An edge that restarts loses its records; the router then hears
-// `absent` for them, which proves nothing, so those submissions stay `unknown` (never re-sent by
-// the router, never shown as failed), exactly as the reference treats a history it cannot trust.
-import { Limits, type EdgeAgentStatus, type EdgeDispatchRecord } from '#contracts';
+// Kept in memory and, when the edge has a data folder, appended to a file there without fsync
+// (dispatch-record-log.ts), so a restarted edge process still knows them. Records a crash of the
+// machine lost answer `absent`, which proves nothing, so those submissions stay `unknown` (never
+// re-sent by the router, never shown as failed), exactly as the reference treats a history it
+// cannot trust.
+import { Limits, type EdgeDispatchRecord } from '#contracts';
+import type { DispatchRecordLog, LoggedDispatch } from './dispatch-record-log.js';
 
 /** Records per session at most (the router's ledger admits no more live operations per session). */
 export const DISPATCH_RECORDS_PER_SESSION = 512;
 /** Records in all: about 200 bytes each, so a few MiB at most. */
 export const DISPATCH_RECORDS_MAX = 16_384;
 
-interface StoredRecord {
-  owner: string;
-  session: string;
-  id: string;
-  state: 'accepted' | 'rejected';
-  status?: EdgeAgentStatus;
-  itemId?: string;
-  expiresAt: number;
-}
+/** A record and when it expires (the file holds the same). */
+type StoredRecord = LoggedDispatch;
 
 export type RecordedDispatch = Omit<StoredRecord, 'expiresAt'>;
 
@@ -36,7 +31,14 @@ export class DispatchRecords {
     private readonly now: () => number = Date.now,
     /** As long as the router's ledger may replay the id (24 h + 5 min). */
     private readonly retentionMs: number = Limits.OPERATION_RETENTION_MS,
-  ) {}
+    /** Where the records outlive this process; none: memory only. */
+    private readonly log?: DispatchRecordLog,
+  ) {
+    if (!log) return;
+    // An earlier process's records, under the same bounds as if they had been made here.
+    for (const record of log.load()) this.insert(record);
+    this.compactLog();
+  }
 
   get size(): number {
     return this.records.size;
@@ -67,18 +69,40 @@ export class DispatchRecords {
 
   /** The first outcome of an id is its outcome: a later one never overwrites it. */
   record(dispatch: RecordedDispatch): void {
-    const id = key(dispatch.session, dispatch.id);
-    if (this.records.has(id)) return;
+    const stored = { ...dispatch, expiresAt: this.now() + this.retentionMs };
+    if (!this.insert(stored) || !this.log) return;
+    this.log.append(stored);
+    this.compactLog();
+  }
+
+  /** Adds a record within the bounds; false when the id already has one (or it expired). */
+  private insert(record: StoredRecord): boolean {
+    const id = key(record.session, record.id);
+    if (this.records.has(id)) return false;
     this.prune();
-    if ((this.perSession.get(dispatch.session) ?? 0) >= DISPATCH_RECORDS_PER_SESSION) {
-      this.evictOldestOf(dispatch.session);
+    if (record.expiresAt <= this.now()) return false;
+    if ((this.perSession.get(record.session) ?? 0) >= DISPATCH_RECORDS_PER_SESSION) {
+      this.evictOldestOf(record.session);
     }
     if (this.records.size >= DISPATCH_RECORDS_MAX) {
       const oldest = this.records.values().next().value;
       if (oldest) this.remove(oldest);
     }
-    this.records.set(id, { ...dispatch, expiresAt: this.now() + this.retentionMs });
-    this.perSession.set(dispatch.session, (this.perSession.get(dispatch.session) ?? 0) + 1);
+    this.records.set(id, record);
+    this.perSession.set(record.session, (this.perSession.get(record.session) ?? 0) + 1);
+    return true;
+  }
+
+  /** Rewrites the file with the live records once it holds twice as many lines as there are. */
+  private compactLog(): void {
+    if (this.log && this.log.appended > 2 * Math.max(this.records.size, DISPATCH_RECORDS_PER_SESSION)) {
+      this.log.rewrite([...this.records.values()]);
+    }
+  }
+
+  /** Lets go of the file (the records stay in memory). */
+  close(): void {
+    this.log?.close();
   }
 
   /** Drops expired records from the front (insertion order is expiry order). */

@@ -1,6 +1,7 @@
 // The edge's session manager: every edge_agent_v1 action after the envelope checks, dispatched to
 // the handlers each action group registers (launch, read, turn, prompt, model, manage actions).
 // Sessions are scoped by (owner, access, session); any mismatch is `not_found` (reference §2.3, §5).
+import { join } from 'node:path';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   EDGE_AGENT_ACTIONS,
@@ -19,6 +20,7 @@ import { EdgeStatusError } from '../common/edge-errors.js';
 import { FilesService } from '../files/files.service.js';
 import { BindingStore, BindingStoreError } from './bindings.js';
 import { DispatchOnce, dispatchActions } from './dispatch-once.js';
+import { DISPATCH_RECORDS_FILE, DispatchRecordLog } from './dispatch-record-log.js';
 import { DispatchRecords } from './dispatch-records.js';
 import type { LiveSession } from './live-session.js';
 import { manageActions } from './manage-actions.js';
@@ -99,7 +101,13 @@ export class SessionsService {
   ) {
     const clock = options.clock ?? systemClock;
     this.bindings = new BindingStore(options.dataDir ?? null);
-    this.dispatches = new DispatchRecords(() => clock.wall());
+    this.dispatches = new DispatchRecords(
+      () => clock.wall(),
+      Limits.OPERATION_RETENTION_MS,
+      options.dataDir
+        ? new DispatchRecordLog(join(options.dataDir, DISPATCH_RECORDS_FILE), this.log)
+        : undefined,
+    );
     this.registry = new SessionRegistry(
       this.log,
       options.closedRetentionMs ?? Limits.CLOSED_SNAPSHOT_RETENTION_MS,
@@ -150,8 +158,9 @@ export class SessionsService {
   }
 
   /** Closes every session (edge shutdown); their final states go to the publisher. */
-  shutdown(): Promise<void> {
-    return this.registry.shutdown();
+  async shutdown(): Promise<void> {
+    await this.registry.shutdown();
+    this.dispatches.close();
   }
 
   /** One action of an already envelope-checked request. Never throws. */
