@@ -9,6 +9,7 @@ export {
   recordRequestService,
   recordOutageGrant,
   recordSseBatch,
+  recordWatchAnswer,
   recordNatsRequest,
   recordTurnTiming,
   recordHistoryWrite,

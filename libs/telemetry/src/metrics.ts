@@ -25,6 +25,7 @@ export const METRIC = {
   watchers: 'tether.watchers.active',
   sseStreams: 'tether.sse.streams',
   sseBatches: 'tether.sse.batches',
+  watchAnswers: 'tether.watch.answers',
   consumerLag: 'tether.jetstream.consumer.lag',
   historyWriteDuration: 'tether.history.write.duration',
   connectorsOnline: 'tether.connectors.online',
@@ -48,6 +49,7 @@ interface Instruments {
   submissionsSettled: Counter;
   outageGrants: Counter;
   sseBatches: Counter;
+  watchAnswers: Counter;
 }
 
 let instruments: Instruments | undefined;
@@ -84,6 +86,10 @@ function get(): Instruments {
       description:
         'SSE journal batches the api sent, by source: the page a commit notice carried, or a page read from history.',
     }),
+    watchAnswers: meter.createCounter(METRIC.watchAnswers, {
+      description:
+        'Watches the router waited on, by where the answer came from: the state it journaled, or a poll of the edge.',
+    }),
   };
   return instruments;
 }
@@ -102,6 +108,11 @@ export function recordOutageGrant(): void {
 /** Where an SSE batch came from: the commit notice's own page, or a read. */
 export function recordSseBatch(source: 'committed' | 'read'): void {
   get().sseBatches.add(1, { source });
+}
+
+/** Where a watch the router waited on got its answer: the journaled state, or the edge. */
+export function recordWatchAnswer(source: 'journal' | 'edge'): void {
+  get().watchAnswers.add(1, { source });
 }
 
 export function recordRequestService(ms: number): void {

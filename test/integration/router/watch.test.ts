@@ -3,6 +3,7 @@ import { requestService } from '#messaging';
 import { EdgeAgentService } from '../../../apps/session-router/src/edge-agent/edge-agent.service.js';
 import type { RunningRouter } from '../../../apps/session-router/src/app.js';
 import { JournalSequencerService } from '../../../apps/session-router/src/journal-sequencer/journal-sequencer.service.js';
+import { JournaledSnapshots } from '../../../apps/session-router/src/journal-sequencer/journaled-snapshots.js';
 import { WatchService } from '../../../apps/session-router/src/watch/watch.service.js';
 import {
   createSuite,
@@ -81,6 +82,58 @@ describe('router watch', () => {
       await routeOn(a, watchRequest(sid, 3));
       expect(actionsFor(sid)).toEqual(['poll']);
       expect(edge.requests.find((rpc) => rpc.request.session_id === sid)?.request.cursor).toBeUndefined();
+    });
+
+    /** A watch on `router`, once it waits: its answer (wrapped, so awaiting this does not await it). */
+    const waitingOn = async (router: RunningRouter, request: EdgeAgentRequest, actor = 'user-1') => {
+      const before = router.app.get(WatchService).waiting;
+      const watching = router.app.get(EdgeAgentService).route({ actor_id: actor, request });
+      await pollUntil(
+        () => router.app.get(WatchService).waiting,
+        (count) => count === before + 1,
+        ROUTER_POLL,
+      );
+      return { answer: watching };
+    };
+
+    it('answers with the state it journaled itself when that woke the watch, without asking the edge', async () => {
+      const sid = sessionId();
+      await updateOn(a, sid, 1);
+      const watching = await waitingOn(a, watchRequest(sid, 1));
+      const snapshot = result('ok', {
+        session_id: sid,
+        revision: 2,
+        messages: [{ role: 'user', text: 'journaled' }],
+      });
+      await a.app
+        .get(JournalSequencerService)
+        .record(sessionUpdate({ session_id: sid, revision: 2, edge_id: EDGE, snapshot }));
+      expect(await watching.answer).toEqual(snapshot);
+      expect(actionsFor(sid)).toEqual([]);
+      expect(a.app.get(JournaledSnapshots).size).toBe(0);
+    });
+
+    it("asks the edge when the journaled state is another owner's, another access's, or closed", async () => {
+      const sid = sessionId();
+      await updateOn(a, sid, 1);
+      // Another caller's watch of the session: the edge's own scope check answers it.
+      const foreign = await waitingOn(a, watchRequest(sid, 1), 'user-2');
+      const otherAccess = await waitingOn(a, { ...watchRequest(sid, 1), access_id: 'f'.repeat(32) });
+      await updateOn(a, sid, 2);
+      await foreign.answer;
+      await otherAccess.answer;
+      expect(actionsFor(sid)).toEqual(['poll', 'poll']);
+      const closing = await waitingOn(a, watchRequest(sid, 2));
+      await a.app.get(JournalSequencerService).record(
+        sessionUpdate({
+          session_id: sid,
+          revision: 3,
+          edge_id: EDGE,
+          snapshot: result('session_closed', { session_id: sid, revision: 3, closed: true }),
+        }),
+      );
+      expect(await closing.answer).toEqual(result('ok', { session_id: sid }));
+      expect(actionsFor(sid)).toEqual(['poll', 'poll', 'poll']);
     });
 
     it('forwards watch unchanged to the edge when Redis does not know the session', async () => {

@@ -16,6 +16,7 @@ import { SESSION_ID_PATTERN } from '../common/limits.js';
 import { EdgeCredentials } from '../common/edge-credentials.js';
 import { REDIS, ROUTER_CONFIG } from '../common/tokens.js';
 import { JournalAppendLock } from './journal-append-lock.js';
+import { JournaledSnapshots } from './journaled-snapshots.js';
 import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
 import { LifecyclePublisher } from './lifecycle.js';
@@ -77,6 +78,7 @@ export class JournalSequencerService {
     private readonly credentials: EdgeCredentials,
     cipher: JournalCipher,
     private readonly appendLock: JournalAppendLock,
+    private readonly snapshots: JournaledSnapshots,
   ) {
     this.lifecycle = new LifecyclePublisher(bus, redis, cipher);
   }
@@ -226,6 +228,8 @@ export class JournalSequencerService {
       created: now,
     });
     if (!duplicate) {
+      // Before the notice: a watch of this replica that it wakes answers with this very state.
+      this.snapshots.offer(update);
       const notice: RevisionNotice = { session_id: sessionId, revision: update.revision };
       this.bus.nc.publish(this.bus.subjects.sessionRevision(sessionId), encodeJson(notice));
     }

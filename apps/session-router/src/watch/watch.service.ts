@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { BackgroundService } from '#telemetry';
+import { recordWatchAnswer, type BackgroundService } from '#telemetry';
 import type { Subscription } from '@nats-io/transport-node';
 import { Limits, type EdgeAgentRPCRequest, type EdgeAgentResult } from '#contracts';
 import { decodeJson, NatsBus } from '#messaging';
@@ -8,6 +8,7 @@ import { EdgeLiveness } from '../common/edge-liveness.js';
 import { EdgeRpcClient } from '../common/edge-rpc.client.js';
 import { SESSION_ID_PATTERN, WATCH_WAITERS_MAX } from '../common/limits.js';
 import { ROUTER_CONFIG } from '../common/tokens.js';
+import { JournaledSnapshots } from '../journal-sequencer/journaled-snapshots.js';
 import { RevisionWaiters } from './revision-waiters.js';
 import { WatchBursts } from './watch-bursts.js';
 import { WatchRepository } from './watch.repository.js';
@@ -34,6 +35,7 @@ export class WatchService implements BackgroundService {
     private readonly repository: WatchRepository,
     private readonly edge: EdgeRpcClient,
     private readonly liveness: EdgeLiveness,
+    private readonly journaled: JournaledSnapshots,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -86,11 +88,35 @@ export class WatchService implements BackgroundService {
     ) {
       return this.edge.ask(rpc);
     }
+    // Held from before the wait until the answer, so an update journaled meanwhile is kept.
+    const release = this.journaled.hold(sessionId);
+    try {
+      const wokenBy = await this.waitPast(rpc, sessionId, cursor);
+      if (wokenBy === 'ask_edge') return await this.edge.ask(rpc);
+      if (wokenBy === 'poll') return await this.poll(rpc);
+      // A timeout, an edge gone offline or a shutdown answers at once: nothing is bursting.
+      if (wokenBy !== undefined) await this.coalesce(sessionId, cursor, wokenBy);
+      const journaled = wokenBy === undefined ? null : this.fromJournal(rpc, sessionId, cursor);
+      recordWatchAnswer(journaled ? 'journal' : 'edge');
+      return journaled ?? (await this.poll(rpc));
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Waits until the session's revision moves past `cursor`: the revision that woke it, undefined
+   * when nothing moved (timeout, edge offline, shutdown), or where to go instead.
+   */
+  private async waitPast(
+    rpc: EdgeAgentRPCRequest,
+    sessionId: string,
+    cursor: number,
+  ): Promise<number | undefined | 'ask_edge' | 'poll'> {
     // Register before reading Redis, so a notice landing between the read and the wait is not missed.
     const waiter = this.waiters.register(sessionId, cursor);
-    // An edge that dies or hangs meanwhile ends the wait: the poll below then answers offline.
+    // An edge that dies or hangs meanwhile ends the wait: the poll then answers offline.
     const untrack = this.liveness.track(rpc.request.edge_id, () => waiter.wake());
-    let wokenBy: number | undefined;
     try {
       let stored;
       try {
@@ -101,22 +127,36 @@ export class WatchService implements BackgroundService {
         );
         stored = null;
       }
-      if (!stored) return await this.edge.ask(rpc);
-      if (stored.closed) return await this.poll(rpc);
-      if (stored.revision > cursor) {
-        // Already moved: no wait, but a client following a burst is still held to its window.
-        wokenBy = stored.revision;
-      } else {
-        await waiter.wait(this.config.watchWaitMs);
-        wokenBy = waiter.revision();
-      }
+      if (!stored) return 'ask_edge';
+      if (stored.closed) return 'poll';
+      // Already moved: no wait, but a client following a burst is still held to its window.
+      if (stored.revision > cursor) return stored.revision;
+      await waiter.wait(this.config.watchWaitMs);
+      return waiter.revision();
     } finally {
       untrack();
       waiter.dispose();
     }
-    // A timeout, an edge gone offline or a shutdown answers at once: nothing is bursting.
-    if (wokenBy !== undefined) await this.coalesce(sessionId, cursor, wokenBy);
-    return this.poll(rpc);
+  }
+
+  /**
+   * The state this replica journaled past `cursor`, when it is the caller's to see: the edge sent
+   * it with the update, so asking the edge again would return it (or a newer one) once more. The
+   * scope is the edge's own check (owner and access of the session, and the edge that sent it);
+   * anything else, a closed session included, is left to the edge's answer.
+   */
+  private fromJournal(rpc: EdgeAgentRPCRequest, sessionId: string, cursor: number): EdgeAgentResult | null {
+    const journaled = this.journaled.newerThan(sessionId, cursor);
+    if (
+      !journaled ||
+      journaled.owner !== rpc.actor_id ||
+      journaled.edge !== rpc.request.edge_id ||
+      journaled.access !== (rpc.request.access_id ?? '') ||
+      journaled.snapshot.closed === true
+    ) {
+      return null;
+    }
+    return journaled.snapshot;
   }
 
   /** The first change after a quiet spell answers at once; a burst, once per window (watch-bursts.ts). */
