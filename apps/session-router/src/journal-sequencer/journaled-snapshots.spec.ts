@@ -20,14 +20,25 @@ describe('JournaledSnapshots', () => {
   it('keeps nothing for a session nobody holds', () => {
     const snapshots = new JournaledSnapshots();
     snapshots.offer(update(3));
-    const release = snapshots.hold(SESSION);
+    const release = snapshots.hold(SESSION, 0);
     expect(snapshots.newerThan(SESSION, 0)).toBeUndefined();
+    release();
+  });
+
+  it('keeps no state that no holder waits past', () => {
+    const snapshots = new JournaledSnapshots();
+    const release = snapshots.hold(SESSION, 7);
+    snapshots.offer(update(6));
+    snapshots.offer(update(7));
+    expect(snapshots.newerThan(SESSION, 0)).toBeUndefined();
+    snapshots.offer(update(8));
+    expect(snapshots.newerThan(SESSION, 7)?.revision).toBe(8);
     release();
   });
 
   it('keeps the newest revision offered while held, with its scope, and only past the cursor', () => {
     const snapshots = new JournaledSnapshots();
-    const release = snapshots.hold(SESSION);
+    const release = snapshots.hold(SESSION, 2);
     snapshots.offer(update(4, { access_id: 'b'.repeat(32) }));
     // An older revision (a retry stored late) never replaces a newer one.
     snapshots.offer(update(3));
@@ -46,15 +57,15 @@ describe('JournaledSnapshots', () => {
 
   it('lets go of a session when its last holder releases, once per release', () => {
     const snapshots = new JournaledSnapshots();
-    const first = snapshots.hold(SESSION);
-    const second = snapshots.hold(SESSION);
+    const first = snapshots.hold(SESSION, 1);
+    const second = snapshots.hold(SESSION, 1);
     snapshots.offer(update(2));
     first();
     first();
     expect(snapshots.newerThan(SESSION, 1)?.revision).toBe(2);
     second();
     expect(snapshots.size).toBe(0);
-    const again = snapshots.hold(SESSION);
+    const again = snapshots.hold(SESSION, 1);
     expect(snapshots.newerThan(SESSION, 1)).toBeUndefined();
     again();
   });

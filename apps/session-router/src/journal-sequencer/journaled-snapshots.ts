@@ -12,7 +12,8 @@ export interface JournaledSnapshot {
 }
 
 interface Held {
-  holders: number;
+  /** The revision each holder waits past. */
+  cursors: number[];
   newest?: JournaledSnapshot;
 }
 
@@ -21,35 +22,39 @@ interface Held {
  * waiting on, and only until the last such watch answers. The edge sends its whole snapshot with
  * every update, so a watch woken by a revision this replica journaled can answer with that
  * snapshot instead of asking the edge again (watch.service.ts): one edge round trip fewer per
- * watch reply. Nothing is kept for a session nobody waits on, so memory is bounded by the
- * waiting watches (WATCH_WAITERS_MAX), not by the sessions.
+ * watch reply. A state is kept only when it is past a holder's cursor, so every kept state wakes
+ * a watch that answers and lets go of it within the watch's burst window: what this holds is
+ * about the updates of the last few tens of milliseconds, never a snapshot per waiting watch.
  */
 @Injectable()
 export class JournaledSnapshots {
   private readonly held = new Map<string, Held>();
 
-  /** Keeps what is journaled for `sessionId` until the returned release is called. */
-  hold(sessionId: string): () => void {
+  /**
+   * Keeps what is journaled for `sessionId` past `cursor` until the returned release is called.
+   */
+  hold(sessionId: string, cursor: number): () => void {
     let entry = this.held.get(sessionId);
     if (!entry) {
-      entry = { holders: 0 };
+      entry = { cursors: [] };
       this.held.set(sessionId, entry);
     }
     const held = entry;
-    held.holders += 1;
+    held.cursors.push(cursor);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      held.holders -= 1;
-      if (held.holders === 0 && this.held.get(sessionId) === held) this.held.delete(sessionId);
+      held.cursors.splice(held.cursors.indexOf(cursor), 1);
+      if (held.cursors.length === 0 && this.held.get(sessionId) === held) this.held.delete(sessionId);
     };
   }
 
-  /** An update the journal now holds; kept when someone holds its session and it is the newest. */
+  /** An update the journal now holds; kept when it is past a holder's cursor and the newest. */
   offer(update: SessionUpdate): void {
     const held = this.held.get(update.session_id);
     if (!held || (held.newest && held.newest.revision >= update.revision)) return;
+    if (!held.cursors.some((cursor) => update.revision > cursor)) return;
     held.newest = {
       revision: update.revision,
       owner: update.actor_id,

@@ -89,7 +89,7 @@ export class WatchService implements BackgroundService {
       return this.edge.ask(rpc);
     }
     // Held from before the wait until the answer, so an update journaled meanwhile is kept.
-    const release = this.journaled.hold(sessionId);
+    const release = this.journaled.hold(sessionId, cursor);
     try {
       const wokenBy = await this.waitPast(rpc, sessionId, cursor);
       if (wokenBy === 'ask_edge') return await this.edge.ask(rpc);
