@@ -19,7 +19,7 @@ import { JournalAppendLock } from './journal-append-lock.js';
 import { JournaledSnapshots } from './journaled-snapshots.js';
 import { journalEntry, journalMsgId, submissionMsgId } from './journal-entry.js';
 import { JournalStream } from './journal-stream.js';
-import { LifecyclePublisher } from './lifecycle.js';
+import { LifecyclePublisher, type CachedRead } from './lifecycle.js';
 import { RuntimeFenceRepository } from './runtime-fence.repository.js';
 import { JournalSequencerRepository, type JournalHead } from './journal-sequencer.repository.js';
 
@@ -160,6 +160,8 @@ export class JournalSequencerService {
 
   private async storeLocked(update: SessionUpdate): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
+    // Issued in the same turn as the state read: auto-pipelining sends both in one write.
+    const lifecycleCache = this.lifecycle.prefetch(sessionId);
     const state = await this.repository.state(sessionId);
     const bound = await this.boundScope(sessionId, state);
     if (bound && (bound.edge !== update.edge_id || bound.owner !== update.actor_id)) {
@@ -204,7 +206,7 @@ export class JournalSequencerService {
         continue;
       }
       const stored = { epoch: head.epoch, sequence, streamSequence: outcome.streamSequence };
-      return this.afterStored(update, stored, now, previousEdgeRow);
+      return this.afterStored(update, stored, now, previousEdgeRow, lifecycleCache);
     }
     throw new JournalContendedError(sessionId);
   }
@@ -215,6 +217,7 @@ export class JournalSequencerService {
     stored: { epoch: string; sequence: number; streamSequence: number },
     now: number,
     previousEdgeRow: number,
+    lifecycleCache: CachedRead,
   ): Promise<SessionUpdateAck> {
     const sessionId = update.session_id;
     const { epoch, sequence } = stored;
@@ -249,6 +252,7 @@ export class JournalSequencerService {
       stored.streamSequence,
       // The previous edge row: submission rows in between change no snapshot.
       previousEdgeRow,
+      lifecycleCache,
     );
     return { ok: true, epoch, sequence, duplicate };
   }

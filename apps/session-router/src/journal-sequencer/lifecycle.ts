@@ -159,6 +159,9 @@ export function deletedEvent(
 }
 
 /** The lifecycle view of one journal row and of the row before it, as cached in Redis. */
+/** A read of the lifecycle cache under way (`prefetch`). */
+export type CachedRead = Promise<CachedLifecycle | null>;
+
 interface CachedLifecycle {
   seq: number;
   view: StoredView;
@@ -226,8 +229,11 @@ export class LifecyclePublisher {
     snapshot: EdgeAgentResult,
     streamSequence: number,
     previousStreamSequence: number,
+    prefetched: CachedRead = this.prefetch(row.session_id),
   ): Promise<void> {
-    const cached = await this.cached(row.session_id);
+    // Read before the row was appended, or now: either way it is used only when it names the
+    // previous row (`seq`), so a cache another writer moved meanwhile is never taken for it.
+    const cached = await prefetched;
     const previous =
       previousStreamSequence === 0
         ? null
@@ -308,6 +314,18 @@ export class LifecyclePublisher {
         this.js.publish(subject, body, { msgID: event.id, timeout: LIFECYCLE_PUBLISH_TIMEOUT_MS, headers }),
       );
     }
+  }
+
+  /**
+   * The session's cached lifecycle, read now for a `publishRow` later: the sequencer asks for it
+   * beside its first Redis read of an update, so the two share a round trip instead of the read
+   * waiting until the row is stored. A failed read fails the `publishRow` that awaits it.
+   */
+  prefetch(sessionId: string): CachedRead {
+    const read = this.cached(sessionId);
+    // Awaited by publishRow, or dropped when the update needs no row (a retry): never unhandled.
+    read.catch(() => undefined);
+    return read;
   }
 
   private async cached(sessionId: string): Promise<CachedLifecycle | null> {
