@@ -158,10 +158,10 @@ export function deletedEvent(
   };
 }
 
-/** The lifecycle view of one journal row and of the row before it, as cached in Redis. */
 /** A read of the lifecycle cache under way (`prefetch`). */
 export type CachedRead = Promise<CachedLifecycle | null>;
 
+/** The lifecycle view of one journal row and of the row before it, as cached in Redis. */
 interface CachedLifecycle {
   seq: number;
   view: StoredView;

@@ -92,8 +92,11 @@ export class WatchService implements BackgroundService {
     const release = this.journaled.hold(sessionId, cursor);
     try {
       const wokenBy = await this.waitPast(rpc, sessionId, cursor);
-      if (wokenBy === 'ask_edge') return await this.edge.ask(rpc);
-      if (wokenBy === 'poll') return await this.poll(rpc);
+      if (wokenBy === 'ask_edge' || wokenBy === 'poll') {
+        // The edge answers these (its own wait may take the full 15 s): nothing to keep for them.
+        release();
+        return await (wokenBy === 'poll' ? this.poll(rpc) : this.edge.ask(rpc));
+      }
       // A timeout, an edge gone offline or a shutdown answers at once: nothing is bursting.
       if (wokenBy !== undefined) await this.coalesce(sessionId, cursor, wokenBy);
       const journaled = wokenBy === undefined ? null : this.fromJournal(rpc, sessionId, cursor);
