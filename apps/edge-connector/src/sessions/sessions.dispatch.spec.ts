@@ -34,6 +34,22 @@ describe('SessionsService with the scripted driver', () => {
     ).toEqual({ state: 'absent' });
   });
 
+  it('records a send accepted once its message is in the session, before the agent took the turn', async () => {
+    // The agent takes 2 s to accept the turn: an edge killed meanwhile must still know after its
+    // restart that this dispatch ran (the record is on disk), or a retry would send it again.
+    const h = harness({ dispatch_delay_ms: 2_000, rules: [{ steps: [{ type: 'reply', text: 'ok' }] }] });
+    const id = await h.start(ACCESS);
+    const dispatchId = `${Date.now()}-${'d'.repeat(32)}`;
+    const sending = h.call(
+      { action: 'send', session_id: id, access_id: ACCESS, text: 'early' },
+      { dispatch_id: dispatchId },
+    );
+    await h.waitFor(id, (snapshot) => snapshot.running === true);
+    const status = await h.call({ action: 'dispatch_status', session_id: id }, { dispatch_id: dispatchId });
+    expect(status.dispatch).toEqual({ state: 'accepted', item_id: 'm:0:0' });
+    expect((await sending).status).toBe('ok');
+  });
+
   it('still answers an accepted dispatch id after its transient session is gone', async () => {
     const h = harness();
     const id = await h.start();

@@ -1,6 +1,6 @@
 // The turn actions (reference §2.3 send, interrupt, stop, expire): a send runs under the
 // session's lock so its checks and the turn it begins cannot interleave with another change.
-import { type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
+import { sentMessageItemId, type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
 import type { LiveSession } from './live-session.js';
@@ -92,6 +92,7 @@ async function sendLocked(
     : undefined;
   if (roll) session.resetWindow();
   session.beginTurn(text, attached?.files);
+  recordAccepted(context, rpc, session);
   const timing = session.turnTiming;
   try {
     if (!session.agent) throw new EdgeStatusError('busy', 'The session has no agent.');
@@ -115,6 +116,25 @@ async function sendLocked(
     log.warn(`Session ${session.id} kept old attachment snapshots: ${(error as Error).message}`);
   }
   return session.snapshot();
+}
+
+/**
+ * An enveloped send is accepted once its message is in the session, before the prompt reaches
+ * the agent: recorded (on disk, dispatch-record-log.ts) now, not when the send returns, so an
+ * edge killed in between still knows after its restart that this dispatch ran, and the router's
+ * `retry_unknown` of it is answered `accepted` instead of sending the message a second time.
+ * DispatchOnce's own record of the outcome is then a no-op (the first outcome stands).
+ */
+function recordAccepted(context: SessionsContext, rpc: EdgeAgentRPCRequest, session: LiveSession): void {
+  if (!rpc.dispatch_id) return;
+  const itemId = sentMessageItemId(session.snapshot());
+  context.dispatches.record({
+    owner: rpc.actor_id,
+    session: session.id,
+    id: rpc.dispatch_id,
+    state: 'accepted',
+    ...(itemId ? { itemId } : {}),
+  });
 }
 
 async function interrupt(context: SessionsContext, rpc: EdgeAgentRPCRequest): Promise<EdgeAgentResult> {
