@@ -38,6 +38,12 @@ export interface FaultRunSetup {
   /** Bounds and pacing of the run. */
   timing: {
     boundMs: number;
+    /**
+     * How long history may take to hold every acknowledged send after a fault: this, plus
+     * CATCH_UP_PER_SEND_MS for each send acknowledged since the fault began. The load goes on
+     * while history works off the backlog an outage left (a Postgres stop leaves thousands of
+     * sends), so the time it takes grows with that backlog; the check is that it catches up.
+     */
     catchUpBoundMs: number;
     pauseMs: number;
     pollEveryMs: number;
@@ -45,6 +51,9 @@ export interface FaultRunSetup {
     settleSends: number;
   };
 }
+
+/** Catch-up time allowed per send acknowledged since a fault began (see `catchUpBoundMs`). */
+const CATCH_UP_PER_SEND_MS = 15;
 
 interface Sent {
   text: string;
@@ -200,12 +209,13 @@ export class FaultRun {
     });
     const recoveredAt = this.sendsAfter(returnedAt)[0]!.at;
     const acked = this.sent.map((send) => send.operationId);
+    const backlog = this.sent.filter((send) => send.at >= downAt).length;
     // A fault after which history never catches up is recorded (and fails the test at the end),
     // so the other faults still run and report.
     const caughtUpAt = await this.until(
       async () => (await this.submissions(acked)).accepted === acked.length,
       `history holding every send acknowledged by ${fault.name}`,
-      timing.catchUpBoundMs,
+      timing.catchUpBoundMs + backlog * CATCH_UP_PER_SEND_MS,
     ).catch(async () => {
       behind.push(`${fault.name}: ${JSON.stringify(await this.submissions(acked))} of ${acked.length}`);
       return Number.NaN;
