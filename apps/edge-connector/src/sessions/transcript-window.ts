@@ -1,7 +1,7 @@
 // The display window of a session (reference §2.3 send step 5, §4): its messages, within the
 // message count and byte budgets, and the activities that point into them. `truncated` says the
 // window no longer shows everything that happened in it.
-import { Limits, type AgentFile, type Message } from '#contracts';
+import { Limits, sentMessageItemId, type AgentFile, type Message } from '#contracts';
 import { ActivityLog } from './activity-log.js';
 import { appendToMessage, displayMessage, type DisplayMessage } from './display.js';
 
@@ -40,6 +40,11 @@ export class TranscriptWindow {
   /** The first prompt still in the window (the fallback title). */
   firstPrompt(): string | undefined {
     return this.messages.find((message) => message.role === 'user')?.text;
+  }
+
+  /** The item id of the last prompt, as a snapshot of this window names it (`sentMessageItemId`). */
+  lastPromptItemId(): string | undefined {
+    return sentMessageItemId({ window: this.window, messages: this.messages });
   }
 
   /** Takes the window of a resume seed (already checked against the display bounds). */

@@ -1,6 +1,6 @@
 // The turn actions (reference §2.3 send, interrupt, stop, expire): a send runs under the
 // session's lock so its checks and the turn it begins cannot interleave with another change.
-import { sentMessageItemId, type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
+import { type EdgeAgentResult, type EdgeAgentRPCRequest } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { promptWithAttachments, type PreparedAttachments } from '../files/attachments.js';
 import type { LiveSession } from './live-session.js';
@@ -127,7 +127,7 @@ async function sendLocked(
  */
 function recordAccepted(context: SessionsContext, rpc: EdgeAgentRPCRequest, session: LiveSession): void {
   if (!rpc.dispatch_id) return;
-  const itemId = sentMessageItemId(session.snapshot());
+  const itemId = session.transcript.lastPromptItemId();
   context.dispatches.record({
     owner: rpc.actor_id,
     session: session.id,
