@@ -16,8 +16,7 @@ import type { Stack } from '../../scripts/stack/launcher.js';
 import { startE2eStack, untilInHistory, type E2eStack } from '../support/e2e-stack.js';
 import { SseParser } from '../support/sse-parser.js';
 import { SseView } from '../support/closed-loop.js';
-import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
-import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
+import { metricValue } from '../integration/telemetry/metrics-endpoints.js';
 
 jest.setTimeout(120_000);
 
@@ -199,14 +198,8 @@ async function scenario(): Promise<void> {
 }
 
 /** The api's count of SSE batches from `source` (tether_sse_batches_total). */
-async function sseBatches(source: 'committed' | 'read'): Promise<number> {
-  const response = await fetch(`${metricsEndpoints(stack).api}/metrics`);
-  const family = parseMetrics(await response.text()).families.find(
-    (candidate) => candidate.name === 'tether_sse_batches_total',
-  );
-  const sample = family?.metrics.find((metric) => 'labels' in metric && metric.labels?.['source'] === source);
-  return sample && 'value' in sample ? Number(sample.value) : 0;
-}
+const sseBatches = (source: 'committed' | 'read'): Promise<number> =>
+  metricValue(stack, 'api', 'tether_sse_batches_total', { source });
 
 it("applies a commit notice's page only when it names the stream's own owner, access and edge", async () => {
   const edgeId = stack.edge!.id;

@@ -6,8 +6,7 @@
 // permission mode), so that the router answers it from the journal, and its bytes are compared
 // with the edge's poll of the whole finished session.
 import { eventually, sessionBase, startSession, type ApiClient, type Snapshot } from '#test-support';
-import { metricsEndpoints } from '../integration/telemetry/metrics-endpoints.js';
-import { parseMetrics } from '../integration/telemetry/prometheus-text.js';
+import { metricValue } from '../integration/telemetry/metrics-endpoints.js';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack.js';
 import { jest } from '@jest/globals';
 
@@ -25,18 +24,9 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** A sample of the router's /metrics, by family name and `source` label (0 when absent). */
-async function routerMetric(name: string, source?: string): Promise<number> {
-  const response = await fetch(`${metricsEndpoints(e2e.stack).router}/metrics`);
-  const family = parseMetrics(await response.text()).families.find((candidate) => candidate.name === name);
-  const sample = family?.metrics.find(
-    (metric) => source === undefined || ('labels' in metric && metric.labels?.['source'] === source),
-  );
-  return sample && 'value' in sample ? Number(sample.value) : 0;
-}
-
 /** Watches the router waited on and answered with the state it journaled. */
-const journalAnswers = () => routerMetric('tether_watch_answers_total', 'journal');
+const journalAnswers = () =>
+  metricValue(e2e.stack, 'router', 'tether_watch_answers_total', { source: 'journal' });
 
 it('answers a watch with exactly the bytes a poll of the edge answers at that revision', async () => {
   const session = await startSession(alice, e2e.stack.edge!.id, e2e.projectDir);
@@ -89,7 +79,8 @@ it('answers a watch with exactly the bytes a poll of the edge answers at that re
     const journaledBefore = await journalAnswers();
     const watching = alice.agent<Snapshot>({ ...base, action: 'watch', cursor: String(cursor) });
     await eventually(
-      async () => ((await routerMetric('tether_watchers_active')) >= 1 ? true : undefined),
+      async () =>
+        (await metricValue(e2e.stack, 'router', 'tether_watchers_active')) >= 1 ? true : undefined,
       'the watch waiting in the router',
     );
     const changed = await alice.agent<Snapshot>({ ...base, action: 'permissions', permission_mode: mode });

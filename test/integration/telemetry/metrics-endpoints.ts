@@ -3,6 +3,7 @@
 // announces in its log), never on the api's public port.
 import type { Stack } from '../../../scripts/stack/launcher.js';
 import type { AppName } from './expected-series.js';
+import { parseMetrics } from './prometheus-text.js';
 
 /** The ops base URL a service announced in its log (`Ops endpoints of <service> at <url>`). */
 export function announcedOpsUrl(stack: Stack, service: string): string {
@@ -32,3 +33,21 @@ export const PROMETHEUS_JOB: Record<AppName, string> = {
   edge: 'tether-edge-connector',
   history: 'tether-history',
 };
+
+/**
+ * The value an app's /metrics gives the first sample of family `name` whose labels include
+ * `labels` (0 when there is none yet: a counter appears with its first increment).
+ */
+export async function metricValue(
+  stack: Stack,
+  app: AppName,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const response = await fetch(`${metricsEndpoints(stack)[app]}/metrics`);
+  const family = parseMetrics(await response.text()).families.find((candidate) => candidate.name === name);
+  const sample = family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => 'labels' in metric && metric.labels?.[key] === value),
+  );
+  return sample && 'value' in sample ? Number(sample.value) : 0;
+}
