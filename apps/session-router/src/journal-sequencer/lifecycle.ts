@@ -229,10 +229,11 @@ export class LifecyclePublisher {
     snapshot: EdgeAgentResult,
     streamSequence: number,
     previousStreamSequence: number,
-    prefetched: CachedRead = this.prefetch(row.session_id),
+    /** The session's cache as `prefetch` read it before the row was appended. */
+    prefetched: CachedRead,
   ): Promise<void> {
-    // Read before the row was appended, or now: either way it is used only when it names the
-    // previous row (`seq`), so a cache another writer moved meanwhile is never taken for it.
+    // Used only when it names the previous row (`seq`), so a cache another writer moved since it
+    // was read is never taken for it.
     const cached = await prefetched;
     const previous =
       previousStreamSequence === 0
