@@ -11,15 +11,12 @@ import {
   natsEnv,
   natsSettings,
   nodeEnvVar,
+  optionalStringVar,
   refuseWeakSecrets,
   type NatsSettings,
 } from '#config';
 import { edgeToken, isEdgeId, Limits } from '#contracts';
 import { metricsPortVar, shutdownGraceVar, type MetricsPort } from '#telemetry';
-
-/** An unset variable and an empty one mean the same: not configured. */
-const optionalString = () =>
-  z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
 
 export const AGENT_KINDS = ['scripted', 'codex', 'claude', 'acp'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
@@ -97,18 +94,18 @@ const envSchema = z.object({
   TETHER_EDGE_ID: z.string().refine(isEdgeId, 'must be a non-zero decimal uint64 without leading zeros'),
   TETHER_EDGE_TOKEN: z.string().min(1, 'must be set (mint it with `npm run enroll`)'),
   TETHER_AGENT: agentsVar(),
-  TETHER_EDGE_DATA_DIR: optionalString(),
-  TETHER_SCRIPTED_SCRIPT: optionalString(),
+  TETHER_EDGE_DATA_DIR: optionalStringVar(),
+  TETHER_SCRIPTED_SCRIPT: optionalStringVar(),
   TETHER_EDGE_ALLOW_ROOT: boolVar(false),
-  TETHER_CODEX_PATH: optionalString(),
-  TETHER_CODEX_HOME: optionalString(),
-  TETHER_CODEX_ENV_ALLOW: optionalString(),
-  TETHER_CLAUDE_PATH: optionalString(),
-  TETHER_CLAUDE_CONFIG_DIR: optionalString(),
-  TETHER_CLAUDE_ENV_ALLOW: optionalString(),
-  TETHER_GEMINI_PATH: optionalString(),
-  TETHER_ACP_HOME: optionalString(),
-  TETHER_ACP_ENV_ALLOW: optionalString(),
+  TETHER_CODEX_PATH: optionalStringVar(),
+  TETHER_CODEX_HOME: optionalStringVar(),
+  TETHER_CODEX_ENV_ALLOW: optionalStringVar(),
+  TETHER_CLAUDE_PATH: optionalStringVar(),
+  TETHER_CLAUDE_CONFIG_DIR: optionalStringVar(),
+  TETHER_CLAUDE_ENV_ALLOW: optionalStringVar(),
+  TETHER_GEMINI_PATH: optionalStringVar(),
+  TETHER_ACP_HOME: optionalStringVar(),
+  TETHER_ACP_ENV_ALLOW: optionalStringVar(),
   TETHER_ACP_AGENTS: declaredAgentsVar(),
   TETHER_ACP_SPARES: boolVar(true),
   /** Ops endpoints; off by default on an owner's machine (docs/observability.md). */

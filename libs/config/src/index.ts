@@ -18,9 +18,17 @@ export function loadConfig<S extends z.ZodType>(
 ): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
-  throw new ConfigError(
-    parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
-  );
+  throw new ConfigError(problemsOf(parsed.error));
+}
+
+/** What `loadConfig` would refuse `env` for, each naming its variable; empty when it is valid. */
+export function configProblems(schema: z.ZodType, env: Record<string, string | undefined>): string[] {
+  const parsed = schema.safeParse(env);
+  return parsed.success ? [] : problemsOf(parsed.error);
+}
+
+function problemsOf(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
 }
 
 /** A URL with one of the given protocols. */
@@ -63,6 +71,7 @@ export const namespaceVar = () =>
     .default(DEFAULT_NAMESPACE);
 export const logLevelVar = () => z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log');
 
+export { optionalStringVar, readableFileVar } from './optional-vars.js';
 export { natsUrlVar, natsEnv, checkNatsEnv, natsSettings, natsSettingsFromUrl } from './nats.js';
 export type { NatsEnv, NatsSettings, NatsTlsSettings } from './nats.js';
 export {

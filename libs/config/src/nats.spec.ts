@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, checkNatsEnv, loadConfig, natsEnv, natsSettings } from './index.js';
+import { checkNatsEnv, configProblems, loadConfig, natsEnv, natsSettings } from './index.js';
 
 // The fragment as every service uses it: spread in, checked, turned into settings.
 const schema = z
@@ -21,15 +21,7 @@ describe('NATS connection settings', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function problemsOf(env: Record<string, string>): string[] {
-    try {
-      loadConfig(schema, env);
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-    throw new Error('the configuration was accepted');
-  }
+  const problemsOf = (env: Record<string, string>) => configProblems(schema, env);
 
   it('defaults to one local server without credentials or TLS', () => {
     expect(loadConfig(schema, {})).toEqual({ servers: ['nats://127.0.0.1:4222'] });

@@ -1,5 +1,5 @@
-import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
+import { readableFileVar } from './optional-vars.js';
 
 /**
  * How a process reaches NATS: every service and the edge read the same variables, so one
@@ -41,22 +41,6 @@ function splitServers(value: string): string[] {
     .map((server) => server.trim())
     .filter(Boolean);
 }
-
-function isReadableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** An optional path of a file this process must be able to read; checked once, at boot. */
-const readableFileVar = () =>
-  z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z.string().refine(isReadableFile, 'must name a readable file').optional(),
-  );
 
 /**
  * The zod fragment every service's env schema spreads in (`z.object({ ...natsEnv, ... })`),

@@ -2,8 +2,9 @@
 // TLS and an ACL user. Parsed and checked once at boot (config.ts spreads `redisEnv` in and runs
 // `checkRedisEnv`); a bad combination fails naming the variable, and no message ever carries the
 // password (it comes from the URL or a file and only reaches the client options).
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { optionalStringVar, readableFileVar } from '#config';
 
 export interface RedisAddress {
   host: string;
@@ -44,28 +45,11 @@ const DEFAULT_PORT = { redis: 6379, sentinel: 26379 };
 const URL_SHAPE = /^([a-z-]+):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/(\d*))?(?:\?([^#]*))?$/;
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
 
-function isReadableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const readableFileVar = () =>
-  z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z.string().refine(isReadableFile, 'must name a readable file').optional(),
-  );
-const optionalString = () =>
-  z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
-
 /** The zod fragment config.ts spreads into its schema, followed by `.superRefine(checkRedisEnv)`. */
 export const redisEnv = {
-  TETHER_REDIS_URL: optionalString(),
-  TETHER_REDIS_CLUSTER_NODES: optionalString(),
-  TETHER_REDIS_USERNAME: optionalString(),
+  TETHER_REDIS_URL: optionalStringVar(),
+  TETHER_REDIS_CLUSTER_NODES: optionalStringVar(),
+  TETHER_REDIS_USERNAME: optionalStringVar(),
   TETHER_REDIS_PASSWORD_FILE: readableFileVar(),
   TETHER_REDIS_SENTINEL_PASSWORD_FILE: readableFileVar(),
   TETHER_REDIS_TLS_CA: readableFileVar(),
