@@ -38,3 +38,4 @@ export {
 } from './trace-context.js';
 export type { IncomingMessage, ProcessOptions, SendOptions } from './trace-context.js';
 export { JournalCipher, JournalSealError } from './journal-cipher.js';
+export { deriveKey, gcmOpen, gcmSeal, GCM_NONCE_BYTES, GCM_TAG_BYTES } from './aes-gcm.js';

@@ -1,14 +1,6 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-  type KeyObject,
-} from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { EdgeAgentResult, JournalEntry, SealedJournalEntry } from '#contracts';
+import { deriveRawKey, gcmOpen, gcmSeal, GCM_NONCE_BYTES, GCM_TAG_BYTES } from './aes-gcm.js';
 
 /**
  * Conversation content on the JetStream journal (docs/security.md "Content encryption"): the
@@ -23,10 +15,7 @@ import type { EdgeAgentResult, JournalEntry, SealedJournalEntry } from '#contrac
  */
 const FORMAT_VERSION = 1;
 const KEY_ID_BYTES = 4;
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
-const KEY_BYTES = 32;
-const HEADER_BYTES = 1 + KEY_ID_BYTES + NONCE_BYTES;
+const HEADER_BYTES = 1 + KEY_ID_BYTES + GCM_NONCE_BYTES;
 /** HKDF context: the journal key is unrelated to any other key made from the same secret. */
 const KEY_CONTEXT_V1 = 'tether-journal-in-flight-v1';
 const KEY_ID_CONTEXT = 'tether-journal-key-id';
@@ -48,7 +37,7 @@ interface JournalKey {
 }
 
 function deriveKey(secret: string): JournalKey {
-  const raw = Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES));
+  const raw = deriveRawKey(secret, KEY_SALT, KEY_CONTEXT_V1);
   const id = createHmac('sha256', raw).update(KEY_ID_CONTEXT).digest().subarray(0, KEY_ID_BYTES);
   return { id, key: createSecretKey(raw) };
 }
@@ -74,17 +63,9 @@ export class JournalCipher {
   /** The row as it is stored: the snapshot replaced by its sealed form. */
   seal(entry: JournalEntry): SealedJournalEntry {
     const { snapshot, ...row } = entry;
-    const nonce = randomBytes(NONCE_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.current.key, nonce, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(rowAad(row), 'utf8'));
-    const body = Buffer.concat([cipher.update(JSON.stringify(snapshot), 'utf8'), cipher.final()]);
-    const sealed = Buffer.concat([
-      Buffer.from([FORMAT_VERSION]),
-      this.current.id,
-      nonce,
-      body,
-      cipher.getAuthTag(),
-    ]);
+    const nonce = randomBytes(GCM_NONCE_BYTES);
+    const { body, tag } = gcmSeal(this.current.key, nonce, JSON.stringify(snapshot), rowAad(row));
+    const sealed = Buffer.concat([Buffer.from([FORMAT_VERSION]), this.current.id, nonce, body, tag]);
     return { ...row, sealed_snapshot: sealed.toString('base64') };
   }
 
@@ -95,23 +76,17 @@ export class JournalCipher {
   open(row: SealedJournalEntry): Omit<JournalEntry, 'snapshot'> & { snapshot: unknown } {
     const aad = rowAad(row);
     const stored = Buffer.from(row.sealed_snapshot, 'base64');
-    if (stored.length < HEADER_BYTES + TAG_BYTES || stored[0] !== FORMAT_VERSION) {
+    if (stored.length < HEADER_BYTES + GCM_TAG_BYTES || stored[0] !== FORMAT_VERSION) {
       throw new JournalSealError(aad);
     }
     const keyId = stored.subarray(1, 1 + KEY_ID_BYTES);
     const key = this.readable.find((candidate) => timingSafeEqual(candidate.id, keyId));
     if (!key) throw new JournalSealError(aad);
     const nonce = stored.subarray(1 + KEY_ID_BYTES, HEADER_BYTES);
-    const body = stored.subarray(HEADER_BYTES, stored.length - TAG_BYTES);
-    let plaintext: string;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', key.key, nonce, { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(aad, 'utf8'));
-      decipher.setAuthTag(stored.subarray(stored.length - TAG_BYTES));
-      plaintext = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-    } catch {
-      throw new JournalSealError(aad);
-    }
+    const body = stored.subarray(HEADER_BYTES, stored.length - GCM_TAG_BYTES);
+    const tag = stored.subarray(stored.length - GCM_TAG_BYTES);
+    const plaintext = gcmOpen(key.key, nonce, body, tag, aad);
+    if (plaintext === undefined) throw new JournalSealError(aad);
     const { sealed_snapshot: _sealed, ...rest } = row;
     return { ...rest, snapshot: JSON.parse(plaintext) as EdgeAgentResult };
   }

@@ -1,12 +1,5 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomFillSync,
-  type KeyObject,
-} from 'node:crypto';
+import { createHmac, randomFillSync, type KeyObject } from 'node:crypto';
+import { deriveKey, gcmOpen, gcmSeal, GCM_NONCE_BYTES, GCM_TAG_BYTES } from '#messaging';
 
 /**
  * Encryption of history at rest (reference §4 "Encryption"): AES-256-GCM with the row's scope
@@ -17,11 +10,10 @@ import {
  * lets a later key or algorithm live beside this one during a rotation (docs/contract.md).
  */
 const FORMAT_VERSION = 1;
-const NONCE_BYTES = 12;
+const NONCE_BYTES = GCM_NONCE_BYTES;
 /** Nonces drawn per refill of the random pool (3 KiB). */
 const NONCE_POOL_SIZE = 256;
-const TAG_BYTES = 16;
-const KEY_BYTES = 32;
+const TAG_BYTES = GCM_TAG_BYTES;
 /** HKDF context of key version 1; a new context derives an unrelated key from the same secret. */
 const KEY_CONTEXT_V1 = 'tether-history-at-rest-v1';
 /** HKDF context of the digest key: change detection must not reuse the encryption key. */
@@ -59,8 +51,6 @@ export const Aad = {
 };
 
 export class HistoryCipher {
-  // KeyObjects, made once: a raw Buffer key is re-validated on every cipher and HMAC (a thrown
-  // and caught check inside node:crypto), which the journal ingest profile showed at ~8 % CPU.
   private readonly key: KeyObject;
   private readonly digestKey: KeyObject;
   // Nonces come from a pool of random bytes refilled 256 nonces at a time: one randomFillSync per
@@ -71,10 +61,8 @@ export class HistoryCipher {
   private nonceOffset = this.nonces.length;
 
   constructor(secret: string) {
-    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', secret, KEY_SALT, KEY_CONTEXT_V1, KEY_BYTES)));
-    this.digestKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', secret, KEY_SALT, DIGEST_CONTEXT_V1, KEY_BYTES)),
-    );
+    this.key = deriveKey(secret, KEY_SALT, KEY_CONTEXT_V1);
+    this.digestKey = deriveKey(secret, KEY_SALT, DIGEST_CONTEXT_V1);
   }
 
   /**
@@ -87,14 +75,12 @@ export class HistoryCipher {
 
   encrypt(plaintext: string, aad: string): Uint8Array<ArrayBuffer> {
     const nonce = this.nextNonce();
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(aad, 'utf8'));
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const { body, tag } = gcmSeal(this.key, nonce, plaintext, aad);
     const out = new Uint8Array(1 + NONCE_BYTES + body.length + TAG_BYTES);
     out[0] = FORMAT_VERSION;
     out.set(nonce, 1);
     out.set(body, 1 + NONCE_BYTES);
-    out.set(cipher.getAuthTag(), 1 + NONCE_BYTES + body.length);
+    out.set(tag, 1 + NONCE_BYTES + body.length);
     return out;
   }
 
@@ -115,14 +101,9 @@ export class HistoryCipher {
     const nonce = stored.subarray(1, 1 + NONCE_BYTES);
     const body = stored.subarray(1 + NONCE_BYTES, stored.length - TAG_BYTES);
     const tag = stored.subarray(stored.length - TAG_BYTES);
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, nonce, { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(aad, 'utf8'));
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-    } catch {
-      throw new HistoryDecryptError(aad);
-    }
+    const plaintext = gcmOpen(this.key, nonce, body, tag, aad);
+    if (plaintext === undefined) throw new HistoryDecryptError(aad);
+    return plaintext;
   }
 
   encryptJson(value: unknown, aad: string): Uint8Array<ArrayBuffer> {
