@@ -167,7 +167,7 @@ export {
 export type { ServiceIdentity, NatsIdentity, NatsPermissions } from './nats-permissions.js';
 export { parseLifecycleEvent } from './lifecycle-consumer.js';
 export type { LifecycleParse } from './lifecycle-consumer.js';
-export { toWire } from './wire.js';
+export { encodeWire, toWire } from './wire.js';
 export {
   edgeAgentRequestSchema,
   edgeAgentRpcRequestSchema,

@@ -29,3 +29,24 @@ export function toWire<T>(value: T): T {
   }
   return out as T;
 }
+
+const encoder = new TextEncoder();
+
+/**
+ * `toWire(value)` as UTF-8 JSON in one pass, without building the trimmed copy first: the edge
+ * encodes every reply with it (toWire plus the encode was ~13 % of the edge's CPU per poll in
+ * the B1 profile). For the plain JSON values results are made of (no toJSON).
+ */
+export function encodeWire(value: unknown): Uint8Array {
+  let root = true;
+  const json = JSON.stringify(value, function (this: unknown, key: string, field: unknown) {
+    // The value itself, and array items, are kept as they are (toWire maps items, never drops).
+    if (root) {
+      root = false;
+      return field;
+    }
+    if (Array.isArray(this)) return field;
+    return isDefault(key, field) ? undefined : field;
+  });
+  return encoder.encode(json);
+}

@@ -6,6 +6,7 @@ import type { Msg, Subscription } from '@nats-io/transport-node';
 import {
   Limits,
   edgeAgentRpcRequestSchema,
+  encodeWire,
   result,
   validateRpcEnvelope,
   type EdgeAgentResult,
@@ -15,7 +16,6 @@ import { decodeJson, withIncomingTrace, NatsBus } from '#messaging';
 import type { EdgeConfig } from '../config.js';
 import { EDGE_CONFIG } from '../common/tokens.js';
 import { SessionsService } from '../sessions/sessions.service.js';
-import { encodeWire } from './wire-json.js';
 
 @Injectable()
 export class EdgeRpcHandler {
