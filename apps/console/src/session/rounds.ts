@@ -1,6 +1,7 @@
 // From journal items to what the conversation shows: rounds (one display window each, reference
 // §4 "Windows / rounds"), each with its messages and, after the message they belong to, the
 // agent's activities.
+import type { Activity } from '../../../../libs/contracts/src/edge-agent.js';
 import type { JournalItem } from '../../../../libs/contracts/src/internal.js';
 
 export interface MessageBody {
@@ -10,20 +11,8 @@ export interface MessageBody {
   attachments?: { name?: string; path?: string; size?: number }[];
 }
 
-export interface ActivityBody {
-  type: 'activity';
-  activity_id: string;
-  kind: string;
-  status?: string;
-  message_index?: number;
-  duration_ms?: number;
-  command?: string;
-  directory?: string;
-  output?: string;
-  exit_code?: number | null;
-  changes?: { path?: string; kind?: string; diff?: string; move_path?: string }[];
-  truncated?: boolean;
-}
+/** A journal activity row: the edge's activity under the journal's own id field. */
+export type ActivityBody = Omit<Activity, 'id'> & { type: 'activity'; activity_id: string };
 
 export interface Entry {
   item: JournalItem;

@@ -130,6 +130,10 @@ export interface DirBounds {
   versionsMax: number;
 }
 
+/** What every driver's discovery looks at and returns at most [§2.3 discover]. */
+export const DISCOVERY_DIR_BOUNDS: DirBounds = { dirsMax: 128, versionsMax: 32 };
+export const DISCOVERY_INSTALLATIONS_MAX = 16;
+
 /**
  * Appends the `bin` folders of the node versions nvm (`nvm`) and fnm (`fnm`) hold, then cuts the
  * list to the bound; true when a bound dropped anything.
@@ -138,7 +142,7 @@ export async function finishDirs(
   dirs: CandidateDir<string>[],
   nvm: string | undefined,
   fnm: string[],
-  bounds: DirBounds,
+  bounds: DirBounds = DISCOVERY_DIR_BOUNDS,
 ): Promise<boolean> {
   let truncated = false;
   if (nvm) {
@@ -174,7 +178,6 @@ export interface AgentDirs<S extends string> {
    * real entry point.
    */
   volta: (voltaHome: string) => CandidateDir<'volta'>[];
-  bounds: DirBounds;
 }
 
 /**
@@ -194,7 +197,7 @@ export async function agentCandidateDirs<S extends string>(
   ];
   const volta = voltaHome(env, home);
   if (volta) dirs.push(...layout.volta(volta));
-  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home), layout.bounds);
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoots(env, home));
   return { dirs: uniqueDirs(dirs), truncated };
 }
 
@@ -214,7 +217,7 @@ export class InstallationCollector<T> {
   truncated = false;
   private readonly seen = new Set<string>();
 
-  constructor(private readonly max: number) {}
+  constructor(private readonly max = DISCOVERY_INSTALLATIONS_MAX) {}
 
   /**
    * Resolves one candidate and keeps it unless its key (the resolved path by default) was seen;

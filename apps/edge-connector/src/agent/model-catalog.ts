@@ -7,28 +7,25 @@ import { DriverError } from './agent-driver.js';
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
-export interface ModelCatalogBounds {
-  /** Longest id (UTF-8 bytes), and longest display name (characters). */
-  idMaxBytes: number;
-  /** Most models a list may hold. */
-  max: number;
-}
+/** Most models a list may hold [§2.3 models: more than 256 is an error]. */
+export const MODELS_MAX = 256;
+/** Longest id (UTF-8 bytes), and longest display name (characters). */
+export const MODEL_ID_MAX_BYTES = 128;
 
 export class ModelCatalog {
   readonly models: AgentModel[] = [];
   private readonly seen = new Set<string>();
 
-  constructor(private readonly bounds: ModelCatalogBounds) {}
-
   /** Lists `id`, named `display` when fit; false when the id is unusable or already listed. */
   add(id: string | undefined, display: string | undefined): boolean {
-    const { idMaxBytes, max } = this.bounds;
-    if (!id || Buffer.byteLength(id) > idMaxBytes || CONTROL_CHARS.test(id) || this.seen.has(id))
+    if (!id || Buffer.byteLength(id) > MODEL_ID_MAX_BYTES || CONTROL_CHARS.test(id) || this.seen.has(id))
       return false;
     this.seen.add(id);
-    const name = display && display.length <= idMaxBytes && !CONTROL_CHARS.test(display) ? display : id;
+    const name =
+      display && display.length <= MODEL_ID_MAX_BYTES && !CONTROL_CHARS.test(display) ? display : id;
     this.models.push({ id, name });
-    if (this.models.length > max) throw new DriverError('unavailable', 'The agent lists too many models');
+    if (this.models.length > MODELS_MAX)
+      throw new DriverError('unavailable', 'The agent lists too many models');
     return true;
   }
 }

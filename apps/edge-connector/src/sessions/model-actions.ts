@@ -2,12 +2,10 @@
 // need an idle session, and run under its lock so no turn starts with a half-changed model.
 import type { EdgeAgentResult, EdgeAgentRPCRequest } from '#contracts';
 import type { AgentSession } from '../agent/agent-driver.js';
+import { MODELS_MAX } from '../agent/model-catalog.js';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import type { LiveSession } from './live-session.js';
 import type { ActionHandlers, SessionsContext } from './session-context.js';
-
-/** A model catalog larger than this is refused as a broken agent answer (reference §2.3). */
-const MODELS_MAX = 256;
 
 function requireIdleModels(session: LiveSession): AgentSession {
   const agent = session.agent;

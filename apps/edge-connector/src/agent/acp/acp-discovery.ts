@@ -19,7 +19,6 @@ import {
 } from '../install-discovery.js';
 import type { AcpAgentSpec, DeclaredAgent } from './acp-agents.js';
 import { declaredSpec } from './acp-agents.js';
-import { DISCOVERY_DIRS_MAX, DISCOVERY_INSTALLATIONS_MAX, DISCOVERY_VERSION_DIRS_MAX } from './acp-limits.js';
 
 export interface AcpDiscoveryInput extends DiscoveryEnvironment {
   agents: readonly AcpAgentSpec[];
@@ -62,17 +61,14 @@ async function candidateDirs(
   if (volta) dirs.push([path.join(volta, 'bin'), 'volta']);
   // One fnm root only: an empty FNM_DIR means no fnm here, not fnm's default places.
   const fnmRoot = env.FNM_DIR ?? (home && path.join(home, '.local', 'share', 'fnm'));
-  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoot ? [fnmRoot] : [], {
-    dirsMax: DISCOVERY_DIRS_MAX,
-    versionsMax: DISCOVERY_VERSION_DIRS_MAX,
-  });
+  const truncated = await finishDirs(dirs, nvmDir(env, home), fnmRoot ? [fnmRoot] : []);
   return { dirs, truncated };
 }
 
 export async function discoverAcp(
   input: AcpDiscoveryInput,
 ): Promise<{ found: AcpInstallation[]; truncated: boolean }> {
-  const collector = new InstallationCollector<AcpInstallation>(DISCOVERY_INSTALLATIONS_MAX);
+  const collector = new InstallationCollector<AcpInstallation>();
   const add = (spec: AcpAgentSpec, candidate: string, source: string): Promise<boolean> =>
     collector.add(
       () => resolveAgentFile(spec, candidate),

@@ -1,15 +1,6 @@
 // Bounds of the ACP driver. They are the Codex driver's transport bounds (the reference edge's
 // JSON-RPC limits) so every agent behind the edge is held to the same envelope.
-export {
-  DISCOVERY_DIRS_MAX,
-  DISCOVERY_INSTALLATIONS_MAX,
-  DISCOVERY_VERSION_DIRS_MAX,
-  MODEL_ID_MAX_BYTES,
-  MODELS_MAX,
-  RPC_EVENT_QUEUE_MAX,
-  RPC_FRAME_MAX_BYTES,
-  RPC_PENDING_CALLS_MAX,
-} from '../codex/codex-limits.js';
+export { RPC_EVENT_QUEUE_MAX, RPC_FRAME_MAX_BYTES, RPC_PENDING_CALLS_MAX } from '../codex/codex-limits.js';
 
 /**
  * `initialize` of a process a start waits for must answer within this, so the start can still

@@ -17,11 +17,10 @@ import { imageFormat } from '../../files/images.js';
 import { type AcpConnection, type CloseReason, type ConnectionSink } from './acp-connection.js';
 import { AcpEventMapper, isObject, type JsonObject } from './acp-events.js';
 import { LoadReplay } from './load-replay.js';
+import { MODEL_ID_MAX_BYTES, MODELS_MAX } from '../model-catalog.js';
 import {
   LOAD_REPLAY_MAX_MS,
   LOAD_REPLAY_QUIET_MS,
-  MODEL_ID_MAX_BYTES,
-  MODELS_MAX,
   PENDING_PERMISSIONS_MAX,
   PERMISSION_PARAMS_MAX_BYTES,
 } from './acp-limits.js';

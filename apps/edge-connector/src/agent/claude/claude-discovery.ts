@@ -15,12 +15,7 @@ import {
   InstallationCollector,
   installationHash,
 } from '../install-discovery.js';
-import {
-  DISCOVERY_DIRS_MAX,
-  DISCOVERY_HEAD_BYTES,
-  DISCOVERY_INSTALLATIONS_MAX,
-  DISCOVERY_VERSION_DIRS_MAX,
-} from './claude-limits.js';
+import { DISCOVERY_HEAD_BYTES } from './claude-limits.js';
 
 export const CLAUDE_KIND = 'claude';
 
@@ -91,11 +86,10 @@ const CLAUDE_DIRS: AgentDirs<'standard'> = {
   volta: (volta) => [
     [path.join(volta, 'tools', 'image', 'packages', '@anthropic-ai', 'claude-code', 'bin'), 'volta'],
   ],
-  bounds: { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX },
 };
 
 export async function discoverClaude(input: DiscoveryInput): Promise<DiscoveryResult> {
-  const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
+  const collector = new InstallationCollector<Installation>();
   const found = await agentCandidateDirs(input, CLAUDE_DIRS);
   const files: [string, Source][] = found.dirs.map(([dir, source]) => [path.join(dir, 'claude'), source]);
   if (input.explicitPath) files.unshift([path.resolve(input.explicitPath), 'explicit']);

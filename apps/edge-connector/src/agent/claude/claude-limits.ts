@@ -31,13 +31,8 @@ export const CONTROL_TIMEOUT_MS = 15_000;
  * above the 128 activities a snapshot keeps [§3 activity projection].
  */
 export const TOOLS_PER_TURN_MAX = 1024;
-/** The model catalog of `initialize` [§2.3 models: more than 256 is an error]. */
-export const MODELS_MAX = 256;
-export const MODEL_ID_MAX_BYTES = 128;
+// The model catalog's and discovery's bounds are every driver's: ../model-catalog.ts,
+// ../install-discovery.ts.
 
-/** Discovery bounds, as for Codex [§2.3 discover]. */
-export const DISCOVERY_DIRS_MAX = 128;
-export const DISCOVERY_VERSION_DIRS_MAX = 32;
-export const DISCOVERY_INSTALLATIONS_MAX = 16;
 /** Bytes read from a candidate to tell a native binary or JS entry point from a wrapper script. */
 export const DISCOVERY_HEAD_BYTES = 64;

@@ -13,7 +13,7 @@ import type { LaunchSpec } from '../child-launch.js';
 import { ProcessDriverSession } from '../driver-session.js';
 import { CodexProcess } from '../codex/codex-process.js';
 import { ClaudeTurns } from './claude-turns.js';
-import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, MODEL_ID_MAX_BYTES, MODELS_MAX } from './claude-limits.js';
+import { CONTROL_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS } from './claude-limits.js';
 import { ClaudeStream, type StreamCloseReason } from './claude-stream.js';
 import { isObject, str } from './claude-events.js';
 import { ModelCatalog } from '../model-catalog.js';
@@ -48,7 +48,7 @@ function signedIn(account: unknown): boolean {
 /** The catalog `initialize` returns, bounded and cleaned like the Codex catalog [§3 catalogs]. */
 function catalog(raw: unknown): { models: AgentModel[]; defaultModel?: string } {
   if (!Array.isArray(raw)) return { models: [] };
-  const catalog = new ModelCatalog({ idMaxBytes: MODEL_ID_MAX_BYTES, max: MODELS_MAX });
+  const catalog = new ModelCatalog();
   let defaultModel: string | undefined;
   for (const entry of raw) {
     if (!isObject(entry)) continue;

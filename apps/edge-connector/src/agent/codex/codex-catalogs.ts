@@ -4,10 +4,8 @@ import type { AgentModel } from '#contracts';
 import { DriverError, type SkillInfo } from '../agent-driver.js';
 import {
   CALL_TIMEOUT_MS,
-  MODEL_ID_MAX_BYTES,
   MODEL_PAGE_SIZE,
   MODEL_PAGES_MAX,
-  MODELS_MAX,
   SKILL_DESCRIPTION_MAX_CHARS,
   SKILL_NAME_MAX_CHARS,
   SKILL_PATH_MAX_BYTES,
@@ -27,7 +25,7 @@ function addModels(data: unknown[], catalog: ModelCatalog): void {
 }
 
 export async function listModels(rpc: JsonRpcConnection): Promise<AgentModel[]> {
-  const catalog = new ModelCatalog({ idMaxBytes: MODEL_ID_MAX_BYTES, max: MODELS_MAX });
+  const catalog = new ModelCatalog();
   let cursor: string | undefined;
   for (let page = 0; page < MODEL_PAGES_MAX; page++) {
     let result: unknown;

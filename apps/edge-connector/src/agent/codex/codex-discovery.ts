@@ -12,11 +12,7 @@ import {
   installationHash,
   resolveLaunchable,
 } from '../install-discovery.js';
-import {
-  DISCOVERY_DIRS_MAX,
-  DISCOVERY_INSTALLATIONS_MAX,
-  DISCOVERY_VERSION_DIRS_MAX,
-} from './codex-limits.js';
+import {} from './codex-limits.js';
 
 export const CODEX_KIND = 'codex';
 
@@ -42,11 +38,10 @@ const CODEX_DIRS: AgentDirs<'app'> = {
     [path.join(volta, 'tools', 'image', 'packages', '@openai', 'codex', 'bin'), 'volta'],
     [path.join(volta, 'bin'), 'volta'],
   ],
-  bounds: { dirsMax: DISCOVERY_DIRS_MAX, versionsMax: DISCOVERY_VERSION_DIRS_MAX },
 };
 
 export async function discoverCodex(input: DiscoveryInput): Promise<DiscoveryResult> {
-  const collector = new InstallationCollector<Installation>(DISCOVERY_INSTALLATIONS_MAX);
+  const collector = new InstallationCollector<Installation>();
   const add = (candidate: string, source: InstallationSource): Promise<boolean> =>
     collector.add(
       () => resolveCodexFile(candidate),

@@ -28,11 +28,9 @@ export const CONFIG_OVERRIDES_MAX = 256;
 /** `mcpServerStatus/list` page used to prove every server is disabled [§3 threads]. */
 export const MCP_STATUS_LIMIT = 256;
 
-/** `model/list` paging and filtering [§3 catalogs]. */
+/** `model/list` paging [§3 catalogs]; the catalog's own bounds are every driver's (../model-catalog.ts). */
 export const MODEL_PAGE_SIZE = 32;
 export const MODEL_PAGES_MAX = 8;
-export const MODELS_MAX = 256;
-export const MODEL_ID_MAX_BYTES = 128;
 
 /** `skills/list` filtering [§3 catalogs]. */
 export const SKILLS_MAX = 100;
@@ -41,8 +39,4 @@ export const SKILL_DESCRIPTION_MAX_CHARS = 2048;
 export const SKILL_PATH_MAX_BYTES = 4096;
 
 // Approval, input-request and native-id bounds are shared by every driver: ../prompt-limits.ts.
-
-/** Discovery bounds: directories looked at, version folders per manager, installations returned [§2.3]. */
-export const DISCOVERY_DIRS_MAX = 128;
-export const DISCOVERY_VERSION_DIRS_MAX = 32;
-export const DISCOVERY_INSTALLATIONS_MAX = 16;
+// Discovery bounds are every driver's: ../install-discovery.ts.
