@@ -1,9 +1,9 @@
 import { Logger, type INestMicroservice, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { QUEUE_GROUPS, inboxPrefix, Subjects } from '#contracts';
-import { connectNats, NatsTransport } from '#messaging';
+import { connectNats, NatsTransport, RpcErrorFilter } from '#messaging';
 import { AppModule } from './app.module.js';
-import { HistoryRpcErrorFilter } from './common/history-rpc-errors.js';
+import { DATABASE_OUTAGE } from './common/history-rpc-errors.js';
 import type { HistoryConfig } from './config.js';
 
 const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -26,7 +26,7 @@ export async function startHistory(config: HistoryConfig): Promise<INestMicroser
       strategy: new NatsTransport(nc, { queue: QUEUE_GROUPS.history, subjects }),
       logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(config.logLevel) + 1),
     });
-    app.useGlobalFilters(new HistoryRpcErrorFilter());
+    app.useGlobalFilters(new RpcErrorFilter(DATABASE_OUTAGE));
     await app.listen();
     new Logger('History').log(`History service ready in namespace ${config.namespace}.`);
     return app;

@@ -3,9 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LogLevel } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { QUEUE_GROUPS, inboxPrefix, Subjects } from '#contracts';
-import { NatsTransport, connectNats } from '#messaging';
+import { NatsTransport, RpcErrorFilter, connectNats } from '#messaging';
 import { AppModule } from './app.module.js';
-import { RouterRpcErrorFilter } from './common/redis-errors.js';
+import { REDIS_OUTAGE } from './common/redis-errors.js';
 import type { RouterConfig } from './config.js';
 import { LeaseReaper } from './leases/lease-reaper.service.js';
 import { WatchService } from './watch/watch.service.js';
@@ -34,7 +34,7 @@ export async function startRouter(config: RouterConfig): Promise<RunningRouter> 
       strategy: new NatsTransport(nc, { queue: QUEUE_GROUPS.router, subjects }),
       logger: levels,
     });
-    app.useGlobalFilters(new RouterRpcErrorFilter());
+    app.useGlobalFilters(new RpcErrorFilter(REDIS_OUTAGE));
     await app.listen();
   } catch (error) {
     await nc.close();

@@ -12,6 +12,7 @@ export {
 } from './rpc-client.js';
 export type { RequestOptions } from './rpc-client.js';
 export { ServiceError, InvalidPayloadError, RpcErrorFilter } from './rpc-errors.js';
+export type { OutageRule } from './rpc-errors.js';
 export { NatsTransport, NatsRequestContext } from './nats-transport.js';
 export type { NatsTransportOptions } from './nats-transport.js';
 export { parsePayload } from './payload.js';

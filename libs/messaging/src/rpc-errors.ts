@@ -25,14 +25,34 @@ export class InvalidPayloadError extends ServiceError {
 }
 
 /**
- * The one filter for NATS handlers: a ServiceError becomes its RpcError reply; anything else is
- * logged with an error id, and only that id goes back to the caller.
+ * A service's backing store being down (Postgres for history, Redis for the router): such a
+ * failure is answered `unavailable` (retryable; the api answers 503), never `internal` (500,
+ * which a client must not retry).
+ */
+export interface OutageRule {
+  isOutage(exception: unknown): boolean;
+  /** What the log says of the failure; never the raw message where it may quote arguments. */
+  describe(exception: unknown): string;
+  /** The error the caller receives instead. */
+  answer(): ServiceError;
+}
+
+/**
+ * The one filter for NATS handlers: a ServiceError becomes its RpcError reply; an outage of the
+ * service's store, when it names one, becomes its `unavailable` answer; anything else is logged
+ * with an error id, and only that id goes back to the caller.
  */
 @Catch()
 export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
   private readonly log = new Logger('RpcErrorFilter');
 
+  constructor(private readonly outage?: OutageRule) {}
+
   catch(exception: unknown, _host: ArgumentsHost): Observable<RpcError> {
+    if (this.outage?.isOutage(exception)) {
+      this.log.warn(`${this.outage.describe(exception)}, request answered "unavailable".`);
+      exception = this.outage.answer();
+    }
     if (exception instanceof ServiceError) {
       return of({
         error: {

@@ -1,7 +1,4 @@
-import { Catch, Logger, type ArgumentsHost } from '@nestjs/common';
-import type { Observable } from 'rxjs';
-import type { RpcError } from '#contracts';
-import { RpcErrorFilter, ServiceError } from '#messaging';
+import { ServiceError, type OutageRule } from '#messaging';
 
 /**
  * Replies and client errors that mean "Redis cannot answer right now" (a master failing over, a
@@ -36,14 +33,9 @@ export class SessionStateUnavailableError extends ServiceError {
   }
 }
 
-const log = new Logger('RouterRpcErrorFilter');
-
-/** The router's NATS error filter: a Redis outage answers `unavailable`, everything else as usual. */
-@Catch()
-export class RouterRpcErrorFilter extends RpcErrorFilter {
-  override catch(exception: unknown, host: ArgumentsHost): Observable<RpcError> {
-    if (!isRedisUnavailable(exception)) return super.catch(exception, host);
-    log.warn(`Redis unavailable, request answered "unavailable": ${(exception as Error).message}`);
-    return super.catch(new SessionStateUnavailableError(), host);
-  }
-}
+/** A Redis outage answers a router request `unavailable`, everything else as usual. */
+export const REDIS_OUTAGE: OutageRule = {
+  isOutage: isRedisUnavailable,
+  describe: (exception) => `Redis unavailable (${(exception as Error).message})`,
+  answer: () => new SessionStateUnavailableError(),
+};
