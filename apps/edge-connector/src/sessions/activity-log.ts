@@ -50,6 +50,23 @@ export interface ActivityLogHooks {
   evicted(): void;
 }
 
+/**
+ * What an activity's details weigh against the window's budget (ACTIVITY_WINDOW_MAX_BYTES):
+ * command, directory, output and every change's path, diff and move path, in UTF-8 bytes.
+ */
+export function activityDetailBytes(
+  activity: Pick<Activity, 'command' | 'directory' | 'output' | 'changes'>,
+): number {
+  let bytes =
+    utf8Bytes(activity.command ?? '') +
+    utf8Bytes(activity.directory ?? '') +
+    utf8Bytes(activity.output ?? '');
+  for (const change of activity.changes ?? []) {
+    bytes += utf8Bytes(change.path ?? '') + utf8Bytes(change.diff ?? '') + utf8Bytes(change.move_path ?? '');
+  }
+  return bytes;
+}
+
 export class ActivityLog {
   private activities: ActivityState[] = [];
 
@@ -259,16 +276,8 @@ export class ActivityLog {
   }
 
   private measureDetails(activity: ActivityState): number {
-    let bytes =
-      utf8Bytes(activity.command ?? '') +
-      utf8Bytes(activity.directory ?? '') +
-      utf8Bytes(activity.output ?? '');
-    for (const change of activity.changes ?? []) {
-      bytes +=
-        utf8Bytes(change.path ?? '') + utf8Bytes(change.diff ?? '') + utf8Bytes(change.move_path ?? '');
-    }
-    activity.detailBytes = bytes;
-    return bytes;
+    activity.detailBytes = activityDetailBytes(activity);
+    return activity.detailBytes;
   }
 
   /** Older rows give up output and diffs so the newest always keeps its full field budget. */

@@ -5,6 +5,7 @@ import { realpath } from 'node:fs/promises';
 import { Limits, isOpaqueId, type Activity, type EdgeAgentRPCRequest, type Installation } from '#contracts';
 import { EdgeStatusError } from '../common/edge-errors.js';
 import { utf8Bytes } from '../common/utf8.js';
+import { activityDetailBytes } from './activity-log.js';
 import type { AgentBinding } from './bindings.js';
 import type { RestoredMessage } from './transcript-window.js';
 
@@ -52,17 +53,7 @@ export function checkResumeSeed(rpc: EdgeAgentRPCRequest): RestoredDisplay {
 
   const activities = seed.activities ?? [];
   if (activities.length > Limits.ACTIVITIES_MAX) throw invalid('The seed has too many activities.');
-  let detailBytes = 0;
-  for (const activity of activities) {
-    detailBytes +=
-      utf8Bytes(activity.command ?? '') +
-      utf8Bytes(activity.directory ?? '') +
-      utf8Bytes(activity.output ?? '');
-    for (const change of activity.changes ?? []) {
-      detailBytes +=
-        utf8Bytes(change.path ?? '') + utf8Bytes(change.diff ?? '') + utf8Bytes(change.move_path ?? '');
-    }
-  }
+  const detailBytes = activities.reduce((sum, activity) => sum + activityDetailBytes(activity), 0);
   if (detailBytes > Limits.ACTIVITY_WINDOW_MAX_BYTES)
     throw invalid('The seed activity details are too large.');
 

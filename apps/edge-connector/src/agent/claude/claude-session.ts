@@ -87,12 +87,7 @@ export class ClaudeSession extends ProcessDriverSession implements AgentSession 
   static async open({ spec, options, sessionId }: ClaudeSessionLaunch): Promise<ClaudeSession> {
     const session = new ClaudeSession(options, sessionId);
     const resuming = options.threadId !== undefined;
-    let proc: CodexProcess;
-    try {
-      proc = await CodexProcess.launch(spec);
-    } catch {
-      throw new DriverError('launch_failed', 'Claude Code could not be started');
-    }
+    const proc = await CodexProcess.launch(spec, 'Claude Code could not be started');
     session.process = proc;
     session.turns = new ClaudeTurns({
       sessionId,

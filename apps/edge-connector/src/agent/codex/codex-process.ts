@@ -1,6 +1,7 @@
 // The app-server child: launched in its own process group so closing a session also ends every
 // command it started. (The environment it gets is built in ../child-launch.ts.)
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { DriverError } from '../agent-driver.js';
 import { ACCOUNT_ENV_NAMES, type LaunchSpec, PROXY_ENV_NAMES } from '../child-launch.js';
 import { GRACEFUL_EXIT_MS, STDERR_TAIL_BYTES, TERMINATE_EXIT_MS } from './codex-limits.js';
 
@@ -45,8 +46,20 @@ export class CodexProcess {
     });
   }
 
-  /** Resolves once the OS started the process; rejects if it could not. */
-  static launch(spec: LaunchSpec): Promise<CodexProcess> {
+  /**
+   * Resolves once the OS started the process; rejects if it could not — with a `launch_failed`
+   * DriverError saying `failure` when given (the OS error may name paths of the owner's machine).
+   */
+  static launch(spec: LaunchSpec, failure?: string): Promise<CodexProcess> {
+    const started = CodexProcess.spawn(spec);
+    return failure === undefined
+      ? started
+      : started.catch(() => {
+          throw new DriverError('launch_failed', failure);
+        });
+  }
+
+  private static spawn(spec: LaunchSpec): Promise<CodexProcess> {
     return new Promise((resolve, reject) => {
       let child: ChildProcessWithoutNullStreams;
       try {

@@ -85,12 +85,7 @@ export class CodexSession extends ProcessDriverSession implements AgentSession {
   /** Launches the app-server, runs the handshake and preflight, then starts or resumes the thread. */
   static async open({ spec, options }: CodexSessionLaunch): Promise<CodexSession> {
     const session = new CodexSession(options);
-    let proc: CodexProcess;
-    try {
-      proc = await CodexProcess.launch(spec);
-    } catch {
-      throw new DriverError('launch_failed', 'The Codex app-server could not be started');
-    }
+    const proc = await CodexProcess.launch(spec, 'The Codex app-server could not be started');
     session.process = proc;
     session.rpc = new JsonRpcConnection({
       input: proc.child.stdout,
