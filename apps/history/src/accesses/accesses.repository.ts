@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PRISMA, PrismaClient } from '#persistence';
+import { dropSessionContent, TOMBSTONE } from '../common/session-rows.js';
 
 export interface StoredAccess {
   id: string;
@@ -92,23 +93,9 @@ export class AccessesRepository {
       const scope = { ownerId, accessId: id };
       await tx.sessionHistory.updateMany({
         where: scope,
-        data: {
-          // A tombstone keeps its key, revision and flags, never its content.
-          deleted: true,
-          closed: true,
-          payload: null,
-          summary: null,
-          titleOverride: null,
-          updatedAt: new Date(),
-        },
+        data: { ...TOMBSTONE, updatedAt: new Date() },
       });
-      await tx.sessionHistoryPage.deleteMany({ where: scope });
-      await tx.journalRow.deleteMany({ where: scope });
-      // The reduced journal state (items, submissions, receipts) goes with the rows it was folded from.
-      await tx.journalItem.deleteMany({ where: scope });
-      await tx.journalState.deleteMany({ where: scope });
-      await tx.journalSubmission.deleteMany({ where: scope });
-      await tx.journalReceipt.deleteMany({ where: scope });
+      await dropSessionContent(tx, scope);
       return access;
     });
   }

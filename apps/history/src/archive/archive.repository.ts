@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PRISMA, PrismaClient } from '#persistence';
-import { lockLiveSession, type StoredSessionKey } from '../common/session-rows.js';
+import {
+  dropSessionContent,
+  lockLiveSession,
+  TOMBSTONE,
+  type StoredSessionKey,
+} from '../common/session-rows.js';
 import type { StoredState } from '#contracts';
 
 /** A stored session row with its ciphertext. */
@@ -90,15 +95,7 @@ export class ArchiveRepository {
   async tombstone(key: StoredSessionKey): Promise<StoredState | 'no_access'> {
     return this.db.$transaction(async (tx) => {
       const now = new Date();
-      const gone = {
-        deleted: true,
-        closed: true,
-        running: false,
-        status: 'session_closed',
-        payload: null,
-        summary: null,
-        titleOverride: null,
-      };
+      const gone = { ...TOMBSTONE, running: false, status: 'session_closed' };
       const row = await lockLiveSession(tx, key, { ...gone, revision: 0n, epoch: '', updatedAt: now });
       if (row === 'no_access' || row === null) return 'no_access';
       const before: StoredState = row.inserted ? 'missing' : row.deleted ? 'deleted' : 'stored';
@@ -108,13 +105,7 @@ export class ArchiveRepository {
           data: { ...gone, updatedAt: now },
         });
       }
-      await tx.sessionHistoryPage.deleteMany({ where: key });
-      await tx.journalRow.deleteMany({ where: key });
-      // The reduced journal state (items, submissions, receipts) goes with the rows it was folded from.
-      await tx.journalItem.deleteMany({ where: key });
-      await tx.journalState.deleteMany({ where: key });
-      await tx.journalSubmission.deleteMany({ where: key });
-      await tx.journalReceipt.deleteMany({ where: key });
+      await dropSessionContent(tx, key);
       return before;
     });
   }

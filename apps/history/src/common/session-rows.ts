@@ -65,3 +65,23 @@ export async function lockSessionRow(
   const row = rows[0];
   return row ? { deleted: row.deleted, revision: BigInt(row.revision) } : null;
 }
+
+/** What a tombstone sets: it keeps its key, revision and flags, never its content. */
+export const TOMBSTONE = { deleted: true, closed: true, payload: null, summary: null, titleOverride: null };
+
+/**
+ * Inside a transaction: deletes everything stored for the sessions `where` selects besides
+ * their rows — archived windows, journal rows, and the reduced journal state (items,
+ * submissions, receipts) that goes with the rows it was folded from.
+ */
+export async function dropSessionContent(
+  tx: Prisma.TransactionClient,
+  where: Pick<StoredSessionKey, 'ownerId' | 'accessId'> & Partial<StoredSessionKey>,
+): Promise<void> {
+  await tx.sessionHistoryPage.deleteMany({ where });
+  await tx.journalRow.deleteMany({ where });
+  await tx.journalItem.deleteMany({ where });
+  await tx.journalState.deleteMany({ where });
+  await tx.journalSubmission.deleteMany({ where });
+  await tx.journalReceipt.deleteMany({ where });
+}
