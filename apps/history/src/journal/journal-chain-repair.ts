@@ -13,7 +13,7 @@
 // gap. Applying a row twice (its late redelivery, another replica) changes nothing.
 import type { JournalMessage } from '#contracts';
 import type { JournalChainRepository } from './journal-chain.repository.js';
-import type { JournalService } from './journal.service.js';
+import { JournalOutOfOrderError, type BatchEntry, type JournalService } from './journal.service.js';
 
 /** A message as the sessions stream stores it. */
 export interface StreamRow {
@@ -59,6 +59,30 @@ export function forcedByWaiting(
  * replica than its ack-pending bound allows) is left to redelivery, so one repair stays short.
  */
 export const REPAIR_HOPS_MAX = 256;
+/**
+ * Missing rows applied in one transaction. A row a transaction of its own made a repair of a
+ * long hole (a database outage leaves many) cost a commit per row; the batch path takes them
+ * together at its usual rate.
+ */
+export const REPAIR_BATCH_MAX = 64;
+/** Sessions whose last too-long hole is remembered; the oldest is forgotten beyond it. */
+const LONG_HOLES_MAX = 10_000;
+/**
+ * How long a too-long hole is taken as known without walking it again. Short: it only has to
+ * outlast a burst of redeliveries, and a row the stream dropped meanwhile is then found by a walk.
+ */
+const LONG_HOLE_TTL_MS = 5_000;
+
+/**
+ * A walk that gave up: every row from `from` back to (not including) `reached` was read and is
+ * not applied, so a row at or after `from` has a longer hole while the applied head is below
+ * `reached`.
+ */
+interface LongHole {
+  from: number;
+  reached: number;
+  at: number;
+}
 
 export type RepairOutcome =
   /** Every row before the given one is applied (or given up on): it applies normally now. */
@@ -69,10 +93,20 @@ export type RepairOutcome =
   | 'too_far';
 
 export class JournalChainRepair {
+  /**
+   * After a database outage JetStream redelivers the backlog newest first (the oldest rows failed
+   * most often and wait the longest), so most rows of a busy session find a hole far longer than
+   * one repair reads. Walking each of them back REPAIR_HOPS_MAX rows only to give up made the
+   * catch-up after a 30 s Postgres outage take minutes; the first walk's verdict now stands for
+   * the rows after it.
+   */
+  private readonly longHoles = new Map<string, LongHole>();
+
   constructor(
     private readonly sources: ChainSources,
     private readonly journal: JournalService,
     private readonly chain: JournalChainRepository,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -82,26 +116,54 @@ export class JournalChainRepair {
   async fill(entry: JournalMessage): Promise<RepairOutcome> {
     if (entry.prev_stream_seq === undefined) return 'ready';
     const applied = await this.chain.lastApplied(entry.session_id);
+    if (this.knownTooFar(entry.session_id, entry.prev_stream_seq, applied)) return 'too_far';
     const hole = await this.walkBack(entry.session_id, entry.prev_stream_seq, applied);
-    if (hole === 'too_far') return 'too_far';
+    if (typeof hole === 'number') {
+      this.rememberTooFar(entry.session_id, { from: entry.prev_stream_seq, reached: hole, at: this.now() });
+      return 'too_far';
+    }
     let gap = hole.gap;
-    // Oldest first; the rows were read once already, but holding them all could cost megabytes.
-    for (const seq of hole.missing.reverse()) {
-      gap = !(await this.applyOne(seq, gap));
+    // Oldest first, a batch at a time: the rows were read once already, but holding them all
+    // could cost megabytes.
+    const oldestFirst = hole.missing.reverse();
+    for (let start = 0; start < oldestFirst.length; start += REPAIR_BATCH_MAX) {
+      gap = await this.applyRun(oldestFirst.slice(start, start + REPAIR_BATCH_MAX), gap);
     }
     return gap ? 'gap' : 'ready';
   }
 
-  /** The stream sequences of the missing rows, newest first, and whether the oldest has a gap. */
+  private knownTooFar(sessionId: string, from: number, applied: number): boolean {
+    const hole = this.longHoles.get(sessionId);
+    if (!hole) return false;
+    if (applied >= hole.reached || this.now() - hole.at > LONG_HOLE_TTL_MS) {
+      this.longHoles.delete(sessionId);
+      return false;
+    }
+    return from >= hole.from;
+  }
+
+  private rememberTooFar(sessionId: string, hole: LongHole): void {
+    this.longHoles.delete(sessionId);
+    this.longHoles.set(sessionId, hole);
+    if (this.longHoles.size > LONG_HOLES_MAX) {
+      const oldest = this.longHoles.keys().next().value;
+      if (oldest !== undefined) this.longHoles.delete(oldest);
+    }
+  }
+
+  /**
+   * The stream sequences of the missing rows, newest first, and whether the oldest has a gap; or,
+   * when the hole is longer than one repair reads, the (unapplied) row the walk stopped at.
+   */
   private async walkBack(
     sessionId: string,
     from: number,
     applied: number,
-  ): Promise<{ missing: number[]; gap: boolean } | 'too_far'> {
+  ): Promise<{ missing: number[]; gap: boolean } | number> {
     const missing: number[] = [];
     let cursor = from;
     while (cursor > applied) {
-      if (missing.length === REPAIR_HOPS_MAX) return 'too_far';
+      if (missing.length === REPAIR_HOPS_MAX) return cursor;
       const message = await this.readable(cursor);
       // A link to another session's row cannot be the router's: the chain ends there.
       if (message === null || message.session_id !== sessionId) return { missing, gap: true };
@@ -112,17 +174,38 @@ export class JournalChainRepair {
     return { missing, gap: cursor !== applied };
   }
 
-  /** Applies one missing row (as a gap when `gap`); false when it can never be stored. */
-  private async applyOne(seq: number, gap: boolean): Promise<boolean> {
-    const message = await this.readable(seq);
-    if (message === null) return false;
-    try {
-      await this.journal.persist(message, { streamSequence: seq, force: gap });
-      return true;
-    } catch (error) {
-      if (this.sources.isPermanent(error)) return false;
-      throw error;
+  /**
+   * Applies consecutive missing rows, oldest first, in one transaction (the first as a gap when
+   * `gap`); a row the stream no longer holds or that can never be stored is skipped, and the row
+   * after it applies as a gap. Answers whether the row after the run has a gap.
+   */
+  private async applyRun(seqs: readonly number[], gap: boolean): Promise<boolean> {
+    const messages = await Promise.all(seqs.map((seq) => this.readable(seq)));
+    let entries: BatchEntry[] = [];
+    let force = gap;
+    messages.forEach((message, index) => {
+      if (message === null) {
+        force = true;
+        return;
+      }
+      entries.push({ message, delivery: { streamSequence: seqs[index]!, force } });
+      force = false;
+    });
+    // Refused rows end the run there; the rest goes again with its first row as a gap (rows of
+    // the first attempt that were stored after all answer `duplicate`).
+    while (entries.length > 0) {
+      const { outcomes } = await this.journal.persistBatch(entries);
+      const refused = outcomes.findIndex((outcome) => typeof outcome === 'object');
+      if (refused === -1) {
+        if (outcomes.includes('out_of_order'))
+          throw new JournalOutOfOrderError(entries[0]!.message.session_id);
+        return force;
+      }
+      const [next, ...rest] = entries.slice(refused + 1);
+      if (!next) return true;
+      entries = [{ ...next, delivery: { ...next.delivery, force: true } }, ...rest];
     }
+    return force;
   }
 
   /** The parsed row at `seq`; null when the stream no longer holds it or it can never be stored. */
