@@ -36,7 +36,7 @@ interface JournalKey {
   key: KeyObject;
 }
 
-function deriveKey(secret: string): JournalKey {
+function journalKeyOf(secret: string): JournalKey {
   const raw = deriveRawKey(secret, KEY_SALT, KEY_CONTEXT_V1);
   const id = createHmac('sha256', raw).update(KEY_ID_CONTEXT).digest().subarray(0, KEY_ID_BYTES);
   return { id, key: createSecretKey(raw) };
@@ -56,8 +56,8 @@ export class JournalCipher {
    * (keep them until the stream's retention has dropped those rows).
    */
   constructor(secret: string, previous: readonly string[] = []) {
-    this.current = deriveKey(secret);
-    this.readable = [this.current, ...previous.map(deriveKey)];
+    this.current = journalKeyOf(secret);
+    this.readable = [this.current, ...previous.map(journalKeyOf)];
   }
 
   /** The row as it is stored: the snapshot replaced by its sealed form. */
