@@ -65,6 +65,17 @@ interface Parsed {
   entry: JournalMessage;
 }
 
+/** Messages grouped by session, each group in the order given; none empty. */
+function bySession(parsed: readonly Parsed[]): [Parsed, ...Parsed[]][] {
+  const groups = new Map<string, [Parsed, ...Parsed[]]>();
+  for (const item of parsed) {
+    const group = groups.get(item.entry.session_id);
+    if (group) group.push(item);
+    else groups.set(item.entry.session_id, [item]);
+  }
+  return [...groups.values()];
+}
+
 /** Why a message can never be stored; anything else is worth another attempt. */
 function permanentReason(error: unknown): string | null {
   if (error instanceof MalformedPayloadError) return 'not JSON';
@@ -193,9 +204,10 @@ export class JournalConsumer implements BackgroundService {
    * message being a batch of one); each message is then settled on its own outcome. If the
    * transaction fails, the messages are retried one by one, each a batch of one, so a row the
    * database refuses holds back only itself (and the rows chained after it); a lone message is
-   * nak'ed and retried after the usual delay.
+   * nak'ed and retried after the usual delay. `repairHoles` false: a row whose predecessor is
+   * still missing is handed back rather than repaired (the batch after a repair, see below).
    */
-  private async store(entries: readonly Parsed[], started: number): Promise<void> {
+  private async store(entries: readonly Parsed[], started: number, repairHoles = true): Promise<void> {
     const consumer = this.bus.subjects.historyJournalConsumer;
     const persist = () =>
       this.journal.persistBatch(
@@ -221,10 +233,10 @@ export class JournalConsumer implements BackgroundService {
       this.log.warn(
         `Journal batch of ${entries.length} messages not stored, retrying them one by one: ${(error as Error).message}`,
       );
-      for (const entry of entries) await this.store([entry], performance.now());
+      for (const entry of entries) await this.store([entry], performance.now(), repairHoles);
       return;
     }
-    await this.settleOutcomes(entries, persisted, started);
+    await this.settleOutcomes(entries, persisted, started, repairHoles);
   }
 
   /**
@@ -236,6 +248,7 @@ export class JournalConsumer implements BackgroundService {
     entries: readonly Parsed[],
     { outcomes, pages }: PersistedBatch,
     started: number,
+    repairHoles: boolean,
   ): Promise<void> {
     const heads = new Map<string, JournalNoticePayload>();
     const holes: Parsed[] = [];
@@ -266,13 +279,21 @@ export class JournalConsumer implements BackgroundService {
     // transaction of its own per row, and made two replicas drain a backlog six times slower
     // than one (docs/scaling.md). A hole still there on a later delivery is repaired.
     const firstTry = (msg: JsMsg) => msg.info.deliveryCount <= 1;
-    for (const { msg } of holes) if (firstTry(msg)) msg.nak(OUT_OF_ORDER_RETRY.baseMs);
-    // In stream order: filling the first hole of a session usually readies the rows after it.
-    for (const { msg, entry } of holes) {
-      if (firstTry(msg)) continue;
-      await consumeTraced(msg, this.bus.subjects.historyJournalConsumer, () =>
-        this.settleAfter(msg, started, () => this.storeAfterRepair(msg, entry)),
+    const toRepair: Parsed[] = [];
+    for (const hole of holes) {
+      if (!repairHoles) hole.msg.nak(OUT_OF_ORDER_RETRY.delay(hole.msg.info.deliveryCount));
+      else if (firstTry(hole.msg)) hole.msg.nak(OUT_OF_ORDER_RETRY.baseMs);
+      else toRepair.push(hole);
+    }
+    // One repair per session, for its first row here (stream order): filling that hole usually
+    // readies the session's other rows, which then go as one batch. Repairing each of them in
+    // turn (a chain query and a transaction apiece) is what kept history half a minute behind
+    // after a Postgres outage, when every redelivered row of a session finds a hole.
+    for (const [first, ...rest] of bySession(toRepair)) {
+      await consumeTraced(first.msg, this.bus.subjects.historyJournalConsumer, () =>
+        this.settleAfter(first.msg, started, () => this.storeAfterRepair(first.msg, first.entry)),
       );
+      if (rest.length > 0) await this.store(rest, performance.now(), false);
     }
   }
 
