@@ -3,19 +3,22 @@ import { encodeWire, toWire } from './wire.js';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
+/** A result holding every kind of default value beside two that are not. */
+const DEFAULTS: EdgeAgentResult = {
+  version: 1,
+  status: 'ok',
+  running: false,
+  title: '',
+  messages: [],
+  revision: 0,
+  session_id: undefined,
+  model: 'gpt-5',
+  closed: true,
+};
+
 describe('toWire', () => {
   it('omits false, empty strings, empty arrays, 0, null and undefined', () => {
-    const value: EdgeAgentResult = {
-      version: 1,
-      status: 'ok',
-      running: false,
-      title: '',
-      messages: [],
-      revision: 0,
-      session_id: undefined,
-      model: 'gpt-5',
-      closed: true,
-    };
+    const value = DEFAULTS;
     expect(toWire(value)).toEqual({ version: 1, status: 'ok', model: 'gpt-5', closed: true });
     expect(Object.keys(toWire(value))).not.toContain('session_id');
   });
@@ -64,15 +67,7 @@ describe('toWire', () => {
 describe('encodeWire', () => {
   it('writes the bytes of JSON.stringify(toWire(value))', () => {
     const values: unknown[] = [
-      result('ok', {
-        running: false,
-        title: '',
-        messages: [],
-        revision: 0,
-        session_id: undefined,
-        model: 'gpt-5',
-        closed: true,
-      }),
+      DEFAULTS,
       result('ok', {
         turn_timing: { dispatch_ms: 0, first_reply_ms: null, finished_ms: 12 },
         activities: [{ id: 'a', kind: 'command', exit_code: 0, duration_ms: 0 }],
