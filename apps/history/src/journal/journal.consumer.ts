@@ -1,13 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { z } from 'zod';
-import {
-  journalEntrySchema,
-  sealedJournalEntrySchema,
-  journalSubmissionEntrySchema,
-  type JournalMessage,
-  type JournalNoticePayload,
-} from '#contracts';
+import type { JournalMessage, JournalNoticePayload } from '#contracts';
 import {
   consumeBatchTraced,
   consumeTraced,
@@ -16,7 +9,6 @@ import {
   RetryPolicy,
   ensureSessionsStream,
   JournalCipher,
-  MalformedPayloadError,
   NatsBus,
 } from '#messaging';
 import { recordHistoryWrite, type BackgroundService } from '#telemetry';
@@ -25,6 +17,13 @@ import { HISTORY_CONFIG } from '../common/tokens.js';
 import { forcedByWaiting, JournalChainRepair, type StreamRow } from './journal-chain-repair.js';
 import { JournalChainRepository } from './journal-chain.repository.js';
 import {
+  bySession,
+  parseJournalMessage,
+  permanentReason,
+  withPage,
+  type Parsed,
+} from './journal-messages.js';
+import {
   JournalOutOfOrderError,
   JournalService,
   UnstorableEntryError,
@@ -32,7 +31,6 @@ import {
   type PersistedBatch,
   type PersistOutcome,
 } from './journal.service.js';
-import type { CommitPage } from './journal-commit-page.js';
 import { SessionBatcher } from './session-batcher.js';
 
 /** How long JetStream waits for an ack before redelivering: one save is a short transaction. */
@@ -58,58 +56,6 @@ const SAVE_RETRY = new RetryPolicy(250, 5_000, 10);
  * arrives on its own (or is filled from it), so waiting longer than the cap only delays the session.
  */
 const OUT_OF_ORDER_RETRY = new RetryPolicy(100, 1_000, 10);
-
-/** A message and what it parsed to. */
-interface Parsed {
-  msg: JsMsg;
-  entry: JournalMessage;
-}
-
-/** Messages grouped by session, each group in the order given; none empty. */
-function bySession(parsed: readonly Parsed[]): [Parsed, ...Parsed[]][] {
-  const groups = new Map<string, [Parsed, ...Parsed[]]>();
-  for (const item of parsed) {
-    const group = groups.get(item.entry.session_id);
-    if (group) group.push(item);
-    else groups.set(item.entry.session_id, [item]);
-  }
-  return [...groups.values()];
-}
-
-/** Why a message can never be stored; anything else is worth another attempt. */
-function permanentReason(error: unknown): string | null {
-  if (error instanceof MalformedPayloadError) return 'not JSON';
-  if (error instanceof UnstorableEntryError) return error.message;
-  return null;
-}
-
-/**
- * Parses anything a journal subject carries (`journalMessageSchema`), choosing the schema by the
- * message's kind so a refusal names the field at fault rather than "no union member matched".
- * An edge update's row is opened with the journal key and its snapshot validated like any
- * message: a row that does not open was not sealed by the router and is never stored.
- */
-function parseJournalMessage(value: unknown, cipher: JournalCipher): JournalMessage {
-  const submission =
-    typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'submission';
-  if (submission) return valid(journalSubmissionEntrySchema.safeParse(value));
-  const sealed = valid(sealedJournalEntrySchema.safeParse(value));
-  let opened;
-  try {
-    opened = cipher.open(sealed);
-  } catch (error) {
-    throw new UnstorableEntryError((error as Error).message);
-  }
-  return valid(journalEntrySchema.safeParse(opened));
-}
-
-function valid<T>(parsed: { success: true; data: T } | { success: false; error: z.ZodError }): T {
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new UnstorableEntryError(
-    `invalid entry: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
-  );
-}
 
 /**
  * The durable pull consumer that writes the session journal into Postgres. Every replica pulls
@@ -398,27 +344,4 @@ export class JournalConsumer implements BackgroundService {
     }
     msg.nak(delay);
   }
-}
-
-/**
- * The notice with the last page that ends exactly at its head (a session's rows may have been
- * committed in more than one transaction of the batch: only the last page reaches the head).
- */
-function withPage(head: JournalNoticePayload, pages: readonly CommitPage[]): JournalNoticePayload {
-  const found = pages.findLast(
-    ({ key, page }) =>
-      key.sessionId === head.session_id &&
-      page.epoch === head.epoch &&
-      page.window.nextCursor.sequence === head.head,
-  );
-  if (!found) return head;
-  const { key, from, page } = found;
-  const committed = {
-    actor_id: key.ownerId,
-    access_id: key.accessId,
-    edge_id: String(key.edgeId),
-    from: Number(from),
-    page,
-  };
-  return { ...head, committed };
 }
