@@ -12,7 +12,6 @@ import {
   installationHash,
   resolveLaunchable,
 } from '../install-discovery.js';
-import {} from './codex-limits.js';
 
 export const CODEX_KIND = 'codex';
 
