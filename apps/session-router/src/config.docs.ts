@@ -42,7 +42,7 @@ export const ROUTER_VARIABLE_DOCS: VariableDocs = {
   },
   TETHER_OPERATION_CLAIM_MS: {
     meaning:
-      "How long one replica's claim on a running operation lasts; longer than the slowest send, so a live claim is never cut short.",
+      "How long one replica's claim on a running operation lasts unless renewed; a live run renews it every third of this, so it is how soon another replica takes over the operations of a replica that died, and the longest stall a live run outlasts.",
   },
   TETHER_OPERATION_WAIT_MS: {
     meaning: 'How long a duplicate of a running operation waits for the first copy to settle.',

@@ -18,8 +18,12 @@ import { Limits } from '#contracts';
 import { metricsPortVar, shutdownDelayVar, shutdownGraceVar } from '#telemetry';
 import { checkRedisEnv, redisEnv, redisSettings } from './common/redis-topology.js';
 
-/** Three edge calls and a history call, with room to spare: a live claim is never cut short. */
-const OPERATION_CLAIM_DEFAULT_MS = 3 * Limits.ROUTER_EDGE_RPC_TIMEOUT_MS + 2 * Limits.HISTORY_RPC_TIMEOUT_MS;
+/**
+ * A live run renews its claim every third of this (operations/claim-renewal.ts), so this is how
+ * long a dead replica's operations wait for another replica, and the longest stall (a GC pause,
+ * a blocked event loop, Redis out of reach) a live run outlasts without being taken over.
+ */
+const OPERATION_CLAIM_DEFAULT_MS = 10_000;
 /** Below the api's own timeout, so a waiting duplicate still gets its answer through. */
 const OPERATION_WAIT_DEFAULT_MS = 30_000;
 const SUBMISSION_SWEEP_DEFAULT_MS = 30_000;
@@ -55,8 +59,8 @@ export const routerConfigSchema = z
     ),
     /**
      * Mutation ledger (docs/contract.md "Idempotent mutations"): live operation records per
-     * session; how long a replica's claim on a running operation lasts (longer than the slowest
-     * send: snapshot, archive and send calls); how long a duplicate waits for the first to settle.
+     * session; how long a replica's claim on a running operation lasts unless renewed (a live run
+     * renews it); how long a duplicate waits for the first to settle.
      */
     TETHER_OPERATIONS_PER_SESSION_MAX: intVar(
       Limits.OPERATIONS_PER_CALLER_MAX,
@@ -104,9 +108,9 @@ export const routerConfigSchema = z
     submissionReconcileBackoffMs: env.TETHER_SUBMISSION_RECONCILE_BACKOFF_MS,
     edgeLivenessCheckMs: env.TETHER_EDGE_LIVENESS_CHECK_MS,
     /**
-     * A `pending` submission older than this has outlived any live run of it (a claim lasts at
-     * most operationClaimMs, its last edge call at most edgeRpcTimeoutMs more): only a dead
-     * replica can have left it.
+     * A `pending` submission older than this is looked at by the sweep: by then a dead replica's
+     * claim has run out and the edge call it made has timed out. A live run keeps renewing its
+     * claim, and the sweep leaves a record with a live claim alone (the ledger's SWEEP step).
      */
     submissionSweepAfterMs: env.TETHER_OPERATION_CLAIM_MS + env.TETHER_EDGE_RPC_TIMEOUT_MS,
   }));

@@ -1,29 +1,18 @@
 // Idempotent mutations through real routers (two replicas), Redis and JetStream, with a raw NATS
 // responder as the edge: the host cases of reference orca §7 and the crash boundary of §9.4.
-import { randomBytes } from 'node:crypto';
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import {
-  journalMessageSchema,
-  operationFingerprint,
-  result,
-  type EdgeAgentRPCRequest,
-  type EdgeAgentRequest,
-  type EdgeAgentResult,
-  type JournalWireMessage,
-  type OperationAction,
-} from '#contracts';
+import { result, type EdgeAgentRequest } from '#contracts';
 import { decodeJson, encodeJson, requestService } from '#messaging';
 import { createSuite, sessionId, sessionUpdate, type Suite } from '../../support/router.js';
-
-const ACTOR = 'user-1';
-
-/** What the fake edge does with one request: answer, stay silent (a timeout), or send garbage. */
-type Answer = EdgeAgentResult | 'silent' | 'garbage';
+import {
+  enveloped,
+  newOperationId as newId,
+  okFor,
+  OPERATIONS_ACTOR as ACTOR,
+  operationsHelpers,
+} from '../../support/router-operations.js';
 
 describe('router idempotent mutations', () => {
   let suite: Suite;
-  let jsm: JetStreamManager;
-  let nextEdge = 400;
 
   beforeAll(async () => {
     suite = await createSuite('operations');
@@ -35,96 +24,17 @@ describe('router idempotent mutations', () => {
     };
     await suite.startRouter(env);
     await suite.startRouter(env);
-    jsm = await jetstreamManager(suite.nc);
   });
   afterAll(async () => {
     await suite.cleanup();
   });
 
-  /** A fresh edge id and its responder; every request is recorded. */
-  async function edge(answer: (rpc: EdgeAgentRPCRequest) => Answer = (rpc) => okFor(rpc)) {
-    const edgeId = String((nextEdge += 1));
-    const requests: EdgeAgentRPCRequest[] = [];
-    const subscription = suite.nc.subscribe(suite.subjects.edgeRpc(edgeId), {
-      callback: (_error, msg) => {
-        const rpc = decodeJson<EdgeAgentRPCRequest>(msg.data);
-        requests.push(rpc);
-        const reply = answer(rpc);
-        if (reply === 'silent') return;
-        msg.respond(reply === 'garbage' ? new TextEncoder().encode('{not json') : encodeJson(reply));
-      },
-    });
-    await suite.nc.flush();
-    return {
-      edgeId,
-      requests,
-      count: (action: string) => requests.filter((rpc) => rpc.request.action === action).length,
-      stop: () => subscription.unsubscribe(),
-    };
-  }
-
-  function okFor(rpc: EdgeAgentRPCRequest): EdgeAgentResult {
-    const sid = rpc.request.session_id;
-    if (rpc.request.action === 'send') {
-      return result('ok', {
-        session_id: sid,
-        revision: 5,
-        running: true,
-        messages: [{ role: 'user', text: rpc.request.text }],
-      });
-    }
-    return result('ok', { session_id: sid, revision: 5 });
-  }
-
-  /** A session the router journals (one edge update), owned by ACTOR on `edgeId`. */
-  async function knownSession(edgeId: string): Promise<string> {
-    const sid = sessionId();
-    await requestService(
-      suite.nc,
-      suite.subjects,
-      'routerSessionUpdate',
-      sessionUpdate({ session_id: sid, revision: 1, edge_id: edgeId }),
-      { timeoutMs: 10_000 },
-    );
-    return sid;
-  }
-
-  const newId = (at = Date.now()) => `${at}-${randomBytes(16).toString('hex')}`;
-
-  /** The request with a correct envelope (fingerprint computed like a client does). */
-  function enveloped(
-    action: OperationAction,
-    request: Omit<EdgeAgentRequest, 'action'>,
-    id = newId(),
-    extra: Partial<EdgeAgentRequest> = {},
-  ): EdgeAgentRequest {
-    const base = { ...request, action, ...extra } as EdgeAgentRequest;
-    return { ...base, client_operation_id: id, payload_fingerprint: operationFingerprint(action, base) };
-  }
-
-  const route = (request: EdgeAgentRequest, actor = ACTOR) =>
-    requestService(
-      suite.nc,
-      suite.subjects,
-      'routerEdgeAgent',
-      { actor_id: actor, request },
-      { timeoutMs: 20_000 },
-    );
+  const { edge, knownSession, route, storedOn, journal, submissionStates } = operationsHelpers(
+    () => suite,
+    400,
+  );
 
   const records = (sid: string) => suite.keys(`${suite.namespace}:{${sid}}:op:*`);
-
-  async function journal(sid: string): Promise<JournalWireMessage[]> {
-    const messages: JournalWireMessage[] = [];
-    const info = await jsm.streams.info(suite.subjects.sessionsStream);
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
-      const message = await jsm.streams.getMessage(suite.subjects.sessionsStream, { seq }).catch(() => null);
-      if (message?.subject !== suite.subjects.sessionJournal(sid)) continue;
-      messages.push(journalMessageSchema.parse(decodeJson(message.data)));
-    }
-    return messages;
-  }
-  const submissionStates = async (sid: string) =>
-    (await journal(sid)).flatMap((row) => ('kind' in row ? [row.submission.dispatch_state] : []));
 
   it('refuses a session the router does not journal, or another caller’s, as ownership_unknown', async () => {
     const fake = await edge();
@@ -687,13 +597,9 @@ describe('router idempotent mutations', () => {
     await update(3, true);
     await update(3, true);
     await update(4, false);
-    const info = await jsm.streams.info(suite.subjects.sessionsStream);
-    const types: string[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
-      const message = await jsm.streams.getMessage(suite.subjects.sessionsStream, { seq }).catch(() => null);
-      if (message?.subject !== suite.subjects.sessionLifecycle(sid)) continue;
-      types.push(decodeJson<{ type: string }>(message.data).type);
-    }
+    const types = (await storedOn(suite.subjects.sessionLifecycle(sid))).map(
+      (data) => decodeJson<{ type: string }>(data).type,
+    );
     expect(types.filter((type) => type === 'turn.started')).toHaveLength(1);
     expect(types.filter((type) => type === 'turn.completed')).toHaveLength(1);
     fake.stop();

@@ -19,6 +19,7 @@ import {
   JournalSequencerService,
   type SubmissionScope,
 } from '../journal-sequencer/journal-sequencer.service.js';
+import { ClaimRenewal, renewalIntervalMs } from './claim-renewal.js';
 import { OperationLedgerRepository, type OperationRecord } from './operation-ledger.repository.js';
 import {
   asReplay,
@@ -305,9 +306,23 @@ export class OperationsService {
     return this.replay(base, current ?? { ...EMPTY_RECORD, claimUntil: Date.now() + 1 });
   }
 
-  /** Each action's run; a run whose claim was taken over answers as that claimant's duplicate. */
+  /**
+   * Each action's run, its claim renewed while it lasts (claim-renewal.ts); a run whose claim was
+   * taken over answers as that claimant's duplicate.
+   */
   private async run(run: Run, resent?: Submission): Promise<EdgeAgentResult> {
-    const answer = await this.runAction(run, resent);
+    const claimMs = this.config.operationClaimMs;
+    const renewal = new ClaimRenewal(
+      () => this.ledger.renew(run.scope.session_id, run.id, run.claim, Date.now() + claimMs),
+      renewalIntervalMs(claimMs),
+      (error) => this.log.warn(`Claim of operation ${run.id} not renewed: ${(error as Error).message}`),
+    );
+    let answer: RunAnswer;
+    try {
+      answer = await this.runAction(run, resent);
+    } finally {
+      renewal.stop();
+    }
     return answer === TAKEN_OVER ? this.yieldTo(run) : answer;
   }
 
