@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { Authorizer } from './common/authorizer.js';
 import { EnvelopeInterceptor } from './common/envelope.interceptor.js';
+import { RouterReplicas } from './common/router-replicas.js';
 import { ServiceClient } from './common/service-client.js';
 import { API_CONFIG } from './common/tokens.js';
 import type { ApiConfig } from './config.js';
@@ -44,6 +45,7 @@ export class AppModule {
       providers: [
         { provide: API_CONFIG, useValue: config },
         { provide: NatsBus, useValue: new NatsBus(nc, subjects) },
+        RouterReplicas,
         ServiceClient,
         Authorizer,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

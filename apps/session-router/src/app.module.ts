@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CoreModule, type RouterRuntime } from './common/core.module.js';
 import { EdgeAgentModule } from './edge-agent/edge-agent.module.js';
+import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { LeasesModule } from './leases/leases.module.js';
 import { PresenceModule } from './presence/presence.module.js';
 import { JournalSequencerModule } from './journal-sequencer/journal-sequencer.module.js';
@@ -18,6 +19,7 @@ export class AppModule {
         EdgeAgentModule,
         JournalSequencerModule,
         PresenceModule,
+        HeartbeatModule,
       ],
     };
   }

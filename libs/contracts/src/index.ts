@@ -71,6 +71,7 @@ export type {
 export {
   RPC_ERROR_CODES,
   isRpcError,
+  parseRouterHeartbeat,
   STORED_STATES,
   AUDITED_ACTIONS,
   AUDIT_ID_MAX_LENGTH,
@@ -93,6 +94,7 @@ export type {
   SealedJournalEntry,
   JournalSubmissionView,
   RevisionNotice,
+  RouterHeartbeat,
   EdgeHeartbeat,
   PresenceRequest,
   PresenceReply,

@@ -116,6 +116,16 @@ export const EDGE_OFFLINE_AFTER_HEARTBEATS = 2;
 export const EDGE_PRESENCE_TTL_MS = 15_000;
 
 /**
+ * Router replicas. Each publishes a heartbeat every ROUTER_HEARTBEAT_INTERVAL_MS; an api replica
+ * counts one lost once ROUTER_LOST_AFTER_HEARTBEATS of its intervals pass without one while it
+ * hears others (or its own connection is up), and sends again the calls it may have held.
+ */
+export const ROUTER_HEARTBEAT_INTERVAL_MS = 1_000;
+export const ROUTER_HEARTBEAT_INTERVAL_MIN_MS = 100;
+export const ROUTER_HEARTBEAT_INTERVAL_MAX_MS = 60_000;
+export const ROUTER_LOST_AFTER_HEARTBEATS = 3;
+
+/**
  * Bounds of internal messages (schemas.ts), so no message between Tether's services carries
  * unbounded data; snapshots are the exception, bounded by SNAPSHOT_MAX_BYTES and the NATS payload.
  */

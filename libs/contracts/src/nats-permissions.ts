@@ -119,6 +119,7 @@ export function apiPermissions(subjects: Subjects): NatsPermissions {
     subscribe: {
       allow: [
         subjects.grantsChanged,
+        subjects.routerHeartbeat,
         subjects.sessionJournalNotice('*'),
         subjects.lifecycleWildcard,
         `${inboxPrefix(subjects, 'api')}.>`,
@@ -134,6 +135,7 @@ export function routerPermissions(subjects: Subjects): NatsPermissions {
     publish: {
       allow: [
         subjects.edgeRpcWildcard,
+        subjects.routerHeartbeat,
         subjects.revisionWildcard,
         subjects.titleChangedWildcard,
         subjects.journalWildcard,

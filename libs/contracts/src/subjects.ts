@@ -111,6 +111,8 @@ export class Subjects {
   readonly sessionUpdateWildcard: string;
   /** Every edge's RPC subject (only the router may publish here). */
   readonly edgeRpcWildcard: string;
+  /** Core NATS, router replicas → api replicas: `RouterHeartbeat`. Not stored. */
+  readonly routerHeartbeat: string;
   /**
    * Core NATS, history → router replicas: an edge's credentials were rotated or revoked; cached
    * token generations of that edge are dropped. Not stored.
@@ -149,6 +151,7 @@ export class Subjects {
     this.edgeHeartbeat = `${namespace}.edge.*.heartbeat`;
     this.sessionUpdateWildcard = `${this.requests.routerSessionUpdate}.*`;
     this.edgeRpcWildcard = `${namespace}.edge.*.rpc`;
+    this.routerHeartbeat = `${namespace}.router.heartbeat`;
     this.edgeCredentialsChanged = `${namespace}.history.edge-credentials-changed`;
     this.revisionWildcard = `${namespace}.session.*.rev`;
     this.titleChangedWildcard = `${namespace}.session.*.title`;

@@ -8,6 +8,7 @@ export {
   recordHttpRequest,
   recordRequestService,
   recordOutageGrant,
+  recordRouterCallsResent,
   recordSseBatch,
   recordWatchAnswer,
   recordNatsRequest,

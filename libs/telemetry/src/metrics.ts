@@ -31,6 +31,7 @@ export const METRIC = {
   connectorsOnline: 'tether.connectors.online',
   submissionsSettled: 'tether.submissions.settled',
   authorizeOutageGrants: 'tether.authorize.outage_grants',
+  routerCallsResent: 'tether.router.calls_resent',
 } as const;
 
 const METER = 'tether';
@@ -48,6 +49,7 @@ interface Instruments {
   historyWrite: Histogram;
   submissionsSettled: Counter;
   outageGrants: Counter;
+  callsResent: Counter;
   sseBatches: Counter;
   watchAnswers: Counter;
 }
@@ -82,6 +84,10 @@ function get(): Instruments {
       description:
         'Edge calls and SSE re-checks the api authorized from a remembered grant because history could not answer.',
     }),
+    callsResent: meter.createCounter(METRIC.routerCallsResent, {
+      description:
+        'Calls the api sent to the routers again because a router replica that may have held them stopped sending heartbeats.',
+    }),
     sseBatches: meter.createCounter(METRIC.sseBatches, {
       description:
         'SSE journal batches the api sent, by source: the page a commit notice carried, or a page read from history.',
@@ -103,6 +109,10 @@ export function recordHttpRequest(ms: number, action: string, status: number, me
 
 export function recordOutageGrant(): void {
   get().outageGrants.add(1);
+}
+
+export function recordRouterCallsResent(count: number): void {
+  get().callsResent.add(count);
 }
 
 /** Where an SSE batch came from: the commit notice's own page, or a read. */

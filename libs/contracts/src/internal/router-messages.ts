@@ -1,5 +1,6 @@
 // What the api and edges send the router, plus the error reply every internal RPC shares.
 import type { EdgeAgentRequest, EdgeAgentResult, Installation } from '../edge-agent.js';
+import { ROUTER_HEARTBEAT_INTERVAL_MAX_MS, ROUTER_HEARTBEAT_INTERVAL_MIN_MS } from '../limits.js';
 
 /** Reply of any internal request that failed; the code says how the caller should map it. */
 export const RPC_ERROR_CODES = [
@@ -79,4 +80,35 @@ export interface PresenceRequest {
 }
 export interface PresenceReply {
   online: string[];
+}
+
+/**
+ * router → api replicas (core NATS, not stored): one router replica is alive and keeps this
+ * interval. `leaving` is its last heartbeat, sent on shutdown once its in-flight requests were
+ * answered, so nobody mistakes a clean exit for a death.
+ */
+export interface RouterHeartbeat {
+  /** Random per process, never reused. */
+  instance: string;
+  interval_ms: number;
+  leaving?: boolean;
+}
+
+const ROUTER_INSTANCE_PATTERN = /^[0-9a-f]{8,64}$/;
+
+/** The heartbeat, or null when the message is not one (a foreign or garbled message is ignored). */
+export function parseRouterHeartbeat(value: unknown): RouterHeartbeat | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { instance, interval_ms: interval, leaving } = value as Record<string, unknown>;
+  if (typeof instance !== 'string' || !ROUTER_INSTANCE_PATTERN.test(instance)) return null;
+  if (
+    typeof interval !== 'number' ||
+    !Number.isInteger(interval) ||
+    interval < ROUTER_HEARTBEAT_INTERVAL_MIN_MS ||
+    interval > ROUTER_HEARTBEAT_INTERVAL_MAX_MS
+  ) {
+    return null;
+  }
+  if (leaving !== undefined && typeof leaving !== 'boolean') return null;
+  return { instance, interval_ms: interval, ...(leaving ? { leaving } : {}) };
 }
