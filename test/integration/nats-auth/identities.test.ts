@@ -174,6 +174,8 @@ describe("edge A's credentials", () => {
       await refusedPublish(edgeA, subjects.sessionJournal('s1'));
       await refusedPublish(edgeA, subjects.sessionLifecycle('s1'));
       await refusedPublish(edgeA, subjects.edgeRpc(EDGE_B));
+      // A made-up router replica that then falls silent would make the api resend its calls.
+      await refusedPublish(edgeA, subjects.routerHeartbeat);
     });
     expect(seen).toEqual([]);
   });
@@ -223,11 +225,19 @@ describe('the services', () => {
     }
   });
 
-  it('only the router publishes to edges and the journal; only history answers history subjects', async () => {
+  it('only the router publishes to edges, the journal and router heartbeats; only history answers history subjects', async () => {
     await refusedPublish(api, subjects.edgeRpc(EDGE_A));
     await refusedPublish(api, subjects.sessionJournal('s1'));
     await refusedPublish(history, subjects.sessionJournal('s1'));
     await refusedPublish(api, subjects.sessionLifecycle('s1'));
+    await refusedPublish(api, subjects.routerHeartbeat);
+    await refusedPublish(history, subjects.routerHeartbeat);
+    await refusedPublish(subscriber, subjects.routerHeartbeat);
+    const heard = await received(api, subjects.routerHeartbeat, async () => {
+      router.nc.publish(subjects.routerHeartbeat, encodeJson({}));
+      await router.nc.flush();
+    });
+    expect(heard).toEqual([subjects.routerHeartbeat]);
     await refusedSubscribe(api, subjects.requests.historyAccessDelete);
     await refusedSubscribe(router, subjects.requests.historyConnectorEnroll);
     await refusedSubscribe(api, subjects.sessionUpdateWildcard);

@@ -1,4 +1,4 @@
-import { RouterLiveness } from './router-liveness.js';
+import { ROUTER_REPLICAS_MAX, RouterLiveness } from './router-liveness.js';
 
 const A = 'a'.repeat(24);
 const B = 'b'.repeat(24);
@@ -31,5 +31,16 @@ describe('RouterLiveness', () => {
     liveness.reconnected(2_900);
     expect(liveness.lost(5_000)).toEqual([]);
     expect(liveness.lost(5_901)).toEqual([A]);
+  });
+
+  it('tracks at most ROUTER_REPLICAS_MAX replicas, still hearing the ones it tracks', () => {
+    const liveness = new RouterLiveness();
+    const id = (n: number) => n.toString(16).padStart(24, '0');
+    for (let n = 0; n < ROUTER_REPLICAS_MAX + 50; n += 1)
+      liveness.heard({ instance: id(n), interval_ms: 100 }, 0);
+    expect(liveness.size).toBe(ROUTER_REPLICAS_MAX);
+    liveness.heard({ instance: id(0), interval_ms: 100 }, 1_000);
+    expect(liveness.lost(1_200)).toHaveLength(ROUTER_REPLICAS_MAX - 1);
+    expect(liveness.lost(1_301)).toEqual([id(0)]);
   });
 });

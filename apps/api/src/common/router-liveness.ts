@@ -4,6 +4,12 @@
 // (router-replicas.ts).
 import { Limits, type RouterHeartbeat } from '#contracts';
 
+/**
+ * Far more router replicas than any deployment runs: only the router identity may publish
+ * heartbeats, and past this a flood of made-up instances is ignored instead of growing the map.
+ */
+export const ROUTER_REPLICAS_MAX = 256;
+
 interface Seen {
   /** When its last heartbeat arrived, or when our own connection came back, the later. */
   since: number;
@@ -13,10 +19,16 @@ interface Seen {
 export class RouterLiveness {
   private readonly replicas = new Map<string, Seen>();
 
-  /** Records a heartbeat; a `leaving` one forgets the replica (a clean exit is not a loss). */
+  /**
+   * Records a heartbeat; a `leaving` one forgets the replica (a clean exit is not a loss). A new
+   * replica past ROUTER_REPLICAS_MAX is not tracked (its loss then sends nothing again).
+   */
   heard(heartbeat: RouterHeartbeat, now: number): void {
-    if (heartbeat.leaving) this.replicas.delete(heartbeat.instance);
-    else this.replicas.set(heartbeat.instance, { since: now, intervalMs: heartbeat.interval_ms });
+    const { instance } = heartbeat;
+    if (heartbeat.leaving) this.replicas.delete(instance);
+    else if (this.replicas.has(instance) || this.replicas.size < ROUTER_REPLICAS_MAX) {
+      this.replicas.set(instance, { since: now, intervalMs: heartbeat.interval_ms });
+    }
   }
 
   /**
