@@ -11,6 +11,8 @@ jest.setTimeout(180_000);
 
 const SIGKILL_BOUND_MS = 3_000;
 const SIGSTOP_BOUND_MS = 5_000;
+/** Start-up of the new edge process (~1–3 s on a loaded 2-core box) plus one liveness round. */
+const RESTART_BOUND_MS = 8_000;
 
 let e2e: E2eStack;
 let alice: ApiClient;
@@ -106,4 +108,27 @@ test('a dead edge (SIGKILL) answers a waiting watch and a send within 3 s', asyn
   await e2e.stack.start('edge');
   await e2e.stack.edgeReady();
   await eventually(async () => ((await online()) ? true : undefined), 'the restarted edge online');
+});
+
+test('an edge restarted at once releases the watch its old process held, long before the watch ends', async () => {
+  // Restarted faster than its presence runs out, the edge never looks offline: only its new boot
+  // id tells the router that the old process, and what it was asked, is gone.
+  const resumed = await alice.agent<Snapshot>({ ...base(), action: 'resume' });
+  expect(resumed.status).toBe('ok');
+  const poll = await alice.agent<Snapshot>({ ...base(), action: 'poll' });
+  let killedAt = 0;
+  const watch = timed({ ...base(), action: 'watch', cursor: String(poll.revision ?? 0) }, () => killedAt);
+  await new Promise((done) => setTimeout(done, 300));
+  killedAt = performance.now();
+  await e2e.stack.kill('edge', 'SIGKILL');
+  await e2e.stack.start('edge');
+  const watched = await watch;
+  console.log(
+    `restart: the held watch answered ${Math.round(watched.ms)} ms after the kill (${watched.snapshot?.status})`,
+  );
+  expect(watched.status).toBe(200);
+  // Without the restart mark it waits its full WATCH_WAIT_MS (15 s).
+  expect(watched.ms).toBeLessThan(RESTART_BOUND_MS);
+  expect(e2e.stack.output()).toMatch(/Edge \d+ restarted; \d+ call\(s\) its old process held released/);
+  await e2e.stack.edgeReady();
 });

@@ -1,6 +1,7 @@
 // Announces this edge to the routers: who it is, what it can run and how full it is. A router
 // counts the edge online while heartbeats keep arriving (2 of its announced intervals), and
 // offline at once when the edge says it is leaving.
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Limits, type EdgeHeartbeat } from '#contracts';
@@ -15,6 +16,8 @@ import type { AgentDriver } from '../agent/agent-driver.js';
 export class HeartbeatService {
   private readonly log = new Logger(HeartbeatService.name);
   private timer: NodeJS.Timeout | null = null;
+  /** This process's boot id: routers release calls the previous process never answered. */
+  private readonly bootId = randomUUID();
 
   constructor(
     private readonly bus: NatsBus,
@@ -34,6 +37,7 @@ export class HeartbeatService {
       max_sessions: Limits.EDGE_LIVE_SESSIONS_MAX,
       sent_at: Date.now(),
       interval_ms: this.config.heartbeatIntervalMs,
+      boot_id: this.bootId,
     };
   }
 

@@ -7,7 +7,10 @@
 // confirmed with a probe before anyone is told: an empty request on the edge's RPC subject, which
 // every edge version answers at once (`invalid_request`, no session touched). "No responders"
 // (the edge's connection is gone) or no answer within PROBE_TIMEOUT_MS (hung) is offline; an answer
-// means only its heartbeat was late, and it stays online.
+// means only its heartbeat was late, and it stays online. An edge restarted faster than its
+// presence runs out (a supervisor's quick restart) is online, but its old process took the calls
+// waiting here with it: a heartbeat with a new boot id marks the restart (presence.repository.ts),
+// and every call that began before the mark is released as if the edge had gone offline.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BackgroundService } from '#telemetry';
 import type { RedisClient } from './redis-client.js';
@@ -28,9 +31,16 @@ const KNOWN_OFFLINE_MS = 1_000;
 /** An edge that answers nothing for this long while its presence has run out is hung. */
 const PROBE_TIMEOUT_MS = 500;
 const EMPTY = new Uint8Array(0);
+/**
+ * Only calls that began this long before a restart mark are released: the mark is another
+ * replica's clock, and an edge's new process takes far longer than this to boot, so a call made
+ * to it between its start and the mark is never taken for one its old process held.
+ */
+const RESTART_MARGIN_MS = 250;
 
 interface Tracked {
-  callbacks: Set<() => void>;
+  /** Each waiting call's release, with when it began waiting (this router's clock). */
+  callbacks: Map<() => void, number>;
   /** When the edge was last known present: its record's `seen_at`, or when tracking began. */
   lastSeenAt: number;
   /** How long after `lastSeenAt` a missing presence means offline. */
@@ -93,11 +103,11 @@ export class EdgeLiveness implements BackgroundService {
   track(edgeId: string, onOffline: () => void): () => void {
     let entry = this.tracked.get(edgeId);
     if (!entry) {
-      entry = { callbacks: new Set(), lastSeenAt: Date.now(), graceMs: UNSEEN_GRACE_MS };
+      entry = { callbacks: new Map(), lastSeenAt: Date.now(), graceMs: UNSEEN_GRACE_MS };
       this.tracked.set(edgeId, entry);
     }
     const callback = () => onOffline();
-    entry.callbacks.add(callback);
+    entry.callbacks.set(callback, Date.now());
     return () => {
       const current = this.tracked.get(edgeId);
       if (!current?.callbacks.delete(callback)) return;
@@ -113,8 +123,12 @@ export class EdgeLiveness implements BackgroundService {
       const ids = [...this.tracked.keys()];
       // One GET per key, never MGET or a pipeline: presence keys of different edges live in
       // different Cluster slots (auto-pipelining still makes it one round trip per node).
-      const values = await Promise.all(ids.map((id) => this.redis.get(this.keys.presence(id))));
+      const [values, restarts] = await Promise.all([
+        Promise.all(ids.map((id) => this.redis.get(this.keys.presence(id)))),
+        Promise.all(ids.map((id) => this.redis.get(this.keys.restarted(id)))),
+      ]);
       const now = Date.now();
+      ids.forEach((id, index) => this.releaseRestarted(id, Number(restarts[index] ?? Number.NaN)));
       const judged = ids.map((id, index) => this.judge(id, parsePresence(values[index] ?? null), now));
       await Promise.all(judged);
     } catch (error) {
@@ -124,6 +138,18 @@ export class EdgeLiveness implements BackgroundService {
       this.checking = false;
       this.prune();
     }
+  }
+
+  /** Releases the calls that began waiting before the edge's last restart (NaN: none known). */
+  private releaseRestarted(edgeId: string, restartedAt: number): void {
+    const entry = this.tracked.get(edgeId);
+    if (!entry || !(restartedAt > 0)) return;
+    const released = [...entry.callbacks].filter(([, since]) => since < restartedAt - RESTART_MARGIN_MS);
+    if (released.length === 0) return;
+    for (const [callback] of released) entry.callbacks.delete(callback);
+    if (entry.callbacks.size === 0) this.tracked.delete(edgeId);
+    this.log.log(`Edge ${edgeId} restarted; ${released.length} call(s) its old process held released.`);
+    for (const [callback] of released) callback();
   }
 
   private async judge(edgeId: string, record: PresenceRecord | null, now: number): Promise<void> {
@@ -143,7 +169,7 @@ export class EdgeLiveness implements BackgroundService {
     this.offlineAt.set(edgeId, Date.now());
     this.tracked.delete(edgeId);
     this.log.log(`Edge ${edgeId} is offline; ${entry.callbacks.size} waiting call(s) released.`);
-    for (const callback of entry.callbacks) callback();
+    for (const callback of entry.callbacks.keys()) callback();
   }
 
   /** The probe: any answer at all means the edge's process is there and reading its subject. */

@@ -1,5 +1,11 @@
 import { Limits } from '#contracts';
-import { isOffline, parsePresence, presenceTtlMs, type PresenceRecord } from './presence-record.js';
+import {
+  isOffline,
+  parsePresence,
+  presenceTtlMs,
+  restartedSince,
+  type PresenceRecord,
+} from './presence-record.js';
 
 const record = (extra: Partial<PresenceRecord> = {}): PresenceRecord => ({
   device: 'laptop',
@@ -36,5 +42,21 @@ describe('presence rules', () => {
     // Gone within the grace: lost with Redis, not with the edge.
     expect(isOffline(null, 1_000, 2_500, 3_499)).toBe(false);
     expect(isOffline(null, 1_000, 2_500, 3_500)).toBe(true);
+  });
+});
+
+describe('restart detection', () => {
+  it('sees a restart only when both records name a boot id and they differ', () => {
+    expect(restartedSince(record({ boot_id: 'aaaa0000' }), record({ boot_id: 'bbbb1111' }))).toBe(true);
+    expect(restartedSince(record({ boot_id: 'aaaa0000' }), record({ boot_id: 'aaaa0000' }))).toBe(false);
+    // First heartbeat ever (or after the record expired), and edges that predate boot ids.
+    expect(restartedSince(null, record({ boot_id: 'bbbb1111' }))).toBe(false);
+    expect(restartedSince(record(), record({ boot_id: 'bbbb1111' }))).toBe(false);
+    expect(restartedSince(record({ boot_id: 'aaaa0000' }), record())).toBe(false);
+  });
+
+  it('keeps the boot id when reading a stored record back', () => {
+    expect(parsePresence(JSON.stringify(record({ boot_id: 'aaaa0000' })))?.boot_id).toBe('aaaa0000');
+    expect(parsePresence(JSON.stringify({ ...record(), boot_id: 7 }))?.boot_id).toBeUndefined();
   });
 });

@@ -14,6 +14,8 @@ export interface PresenceRecord {
   ttl_ms: number;
   /** The edge said it is shutting down: offline now, whatever the expiry. */
   leaving?: boolean;
+  /** The edge process's boot id (EdgeHeartbeat.boot_id); a new one means it restarted. */
+  boot_id?: string;
 }
 
 /** 2 of the edge's announced heartbeat intervals; the old fixed TTL for edges that announce none. */
@@ -37,10 +39,20 @@ export function parsePresence(raw: string | null): PresenceRecord | null {
       seen_at: value.seen_at,
       ttl_ms: typeof value.ttl_ms === 'number' ? value.ttl_ms : Limits.EDGE_PRESENCE_TTL_MS,
       ...(value.leaving === true ? { leaving: true } : {}),
+      ...(typeof value.boot_id === 'string' ? { boot_id: value.boot_id } : {}),
     };
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether a heartbeat's record shows the edge restarted since the record it replaces: both name a
+ * boot id and they differ. An edge seen for the first time, or one that predates boot ids, did
+ * not (as far as anyone can tell).
+ */
+export function restartedSince(previous: PresenceRecord | null, next: PresenceRecord): boolean {
+  return previous?.boot_id !== undefined && next.boot_id !== undefined && previous.boot_id !== next.boot_id;
 }
 
 /**

@@ -97,4 +97,8 @@ export class RedisKeys {
   presence(edgeId: string): string {
     return `${this.namespace}:edge:${edgeId}:presence`;
   }
+  /** When (router clock, ms) the edge was last seen to restart (a heartbeat with a new boot id). */
+  restarted(edgeId: string): string {
+    return `${this.namespace}:edge:${edgeId}:restarted`;
+  }
 }

@@ -35,6 +35,7 @@ export class PresenceService {
       seen_at: Date.now(),
       ttl_ms: presenceTtlMs(heartbeat),
       ...(heartbeat.leaving ? { leaving: true } : {}),
+      ...(heartbeat.boot_id ? { boot_id: heartbeat.boot_id } : {}),
     });
   }
 

@@ -73,6 +73,12 @@ export interface EdgeHeartbeat {
   interval_ms?: number;
   /** The edge is shutting down: count it offline now rather than when its heartbeats stop. */
   leaving?: boolean;
+  /**
+   * Random per edge process, the same in every heartbeat it sends: a new one means the edge was
+   * restarted, so whatever the old process was asked will never be answered. Absent from edges
+   * that predate it.
+   */
+  boot_id?: string;
 }
 
 export interface PresenceRequest {
