@@ -117,8 +117,8 @@ export const EDGE_PRESENCE_TTL_MS = 15_000;
 
 /**
  * Router replicas. Each publishes a heartbeat every ROUTER_HEARTBEAT_INTERVAL_MS; an api replica
- * counts one lost once ROUTER_LOST_AFTER_HEARTBEATS of its intervals pass without one while it
- * hears others (or its own connection is up), and sends again the calls it may have held.
+ * counts one lost once ROUTER_LOST_AFTER_HEARTBEATS of its intervals pass without one while its
+ * own NATS connection is up, and sends again the calls it may have held.
  */
 export const ROUTER_HEARTBEAT_INTERVAL_MS = 1_000;
 export const ROUTER_HEARTBEAT_INTERVAL_MIN_MS = 100;
