@@ -3,6 +3,7 @@
 // that can be sent twice with one effect (apps/api/src/common/router-replicas.ts). The router is
 // a stand-in that holds a call as a dying replica would; the heartbeats are published here.
 import { randomBytes } from 'node:crypto';
+import { jest } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { operationFingerprint, type EdgeAgentRequest, type RouterHeartbeat } from '#contracts';
 import { encodeJson } from '#messaging';
@@ -10,10 +11,12 @@ import { pollUntil, sleep, testServices } from '#test-support';
 import { ACCESS, EDGE, SESSION, apiSuite, call, type ApiResponse } from '../../support/api.js';
 
 const PATH = '/api/v1/edge-agents';
-/** Short, so a loss is known within a second: three intervals of silence. */
-const INTERVAL_MS = 200;
+/** Short, so a loss is known within two seconds (three intervals of silence), yet far above a stall. */
+const INTERVAL_MS = 500;
 /** Well past the loss bound: a call still not sent again by then never will be. */
 const PAST_LOSS_MS = 6 * INTERVAL_MS + 500;
+
+jest.setTimeout(30_000);
 
 describe('api and lost router replicas', () => {
   const suite = apiSuite('replicas');

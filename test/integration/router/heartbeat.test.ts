@@ -1,9 +1,12 @@
 // Each router replica tells the api replicas it is alive, and that it is leaving once it has
 // answered what it took on shutdown (apps/session-router/src/heartbeat).
+import { jest } from '@jest/globals';
 import { parseRouterHeartbeat, type RouterHeartbeat } from '#contracts';
 import { decodeJson } from '#messaging';
 import { pollUntil } from '#test-support';
 import { createSuite, type Suite } from '../../support/router.js';
+
+jest.setTimeout(30_000);
 
 describe('router heartbeat', () => {
   let suite: Suite;

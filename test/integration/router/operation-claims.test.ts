@@ -9,7 +9,7 @@ import { createSuite, type Suite } from '../../support/router.js';
 import { enveloped, okFor, operationsHelpers } from '../../support/router-operations.js';
 
 /** Short, so that a run outlasts several claims while the edge still answers in time. */
-const CLAIM_MS = 900;
+const CLAIM_MS = 1_500;
 const EDGE_RPC_TIMEOUT_MS = 8_000;
 
 jest.setTimeout(30_000);
