@@ -72,6 +72,8 @@ export {
   RPC_ERROR_CODES,
   isRpcError,
   parseRouterHeartbeat,
+  EDGE_BOOT_ID_HEADER,
+  bootIdOf,
   STORED_STATES,
   AUDITED_ACTIONS,
   AUDIT_ID_MAX_LENGTH,

@@ -1,4 +1,5 @@
-import { edgeToken, type EdgeHeartbeat } from '#contracts';
+import { headers } from '@nats-io/transport-node';
+import { EDGE_BOOT_ID_HEADER, edgeToken, type EdgeHeartbeat } from '#contracts';
 import { encodeJson, requestService } from '#messaging';
 import { createSuite, ROUTER_POLL, type Suite } from '../../support/router.js';
 import { TEST_EDGE_SECRET, pollUntil } from '#test-support';
@@ -85,6 +86,33 @@ describe('router edge presence', () => {
       ROUTER_POLL,
     );
     expect(await suite.redis.exists(`${suite.namespace}:edge:308:presence`)).toBe(0);
+  });
+
+  it('marks a restart when a heartbeat’s boot id header differs from the record it replaces', async () => {
+    const publish = (bootId: string) => {
+      const boot = headers();
+      boot.set(EDGE_BOOT_ID_HEADER, bootId);
+      suite.nc.publish(suite.subjects.edgeHeartbeatOf('311'), encodeJson(heartbeat('311')), {
+        headers: boot,
+      });
+    };
+    const presence = () => suite.redis.get(`${suite.namespace}:edge:311:presence`);
+    const restarted = () => suite.redis.get(`${suite.namespace}:edge:311:restarted`);
+    publish('aaaa0000-0000');
+    expect(await pollUntil(presence, (value) => value !== null, ROUTER_POLL)).toContain('aaaa0000-0000');
+    publish('aaaa0000-0000');
+    // Not a valid boot id: recorded without one, so it marks nothing either.
+    publish('NOT A BOOT ID');
+    await pollUntil(presence, (value) => value !== null && !value.includes('boot_id'), ROUTER_POLL);
+    expect(await restarted()).toBeNull();
+
+    publish('aaaa0000-0000');
+    await pollUntil(presence, (value) => value?.includes('aaaa0000-0000') === true, ROUTER_POLL);
+    const before = Date.now();
+    publish('bbbb1111-1111');
+    const mark = await pollUntil(restarted, (value) => value !== null, ROUTER_POLL);
+    expect(Number(mark)).toBeGreaterThanOrEqual(before - 1_000);
+    expect(await suite.redis.pttl(`${suite.namespace}:edge:311:restarted`)).toBeGreaterThan(60_000);
   });
 
   it('answers an empty list for no ids', async () => {

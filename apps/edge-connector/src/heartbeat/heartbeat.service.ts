@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Limits, type EdgeHeartbeat } from '#contracts';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { EDGE_BOOT_ID_HEADER, Limits, type EdgeHeartbeat } from '#contracts';
 import { encodeJson, withSendSpan, NatsBus } from '#messaging';
 import { traceBackground } from '#telemetry';
 import type { EdgeConfig } from '../config.js';
@@ -16,7 +17,7 @@ import type { AgentDriver } from '../agent/agent-driver.js';
 export class HeartbeatService {
   private readonly log = new Logger(HeartbeatService.name);
   private timer: NodeJS.Timeout | null = null;
-  /** This process's boot id: routers release calls the previous process never answered. */
+  /** This process's boot id (EDGE_BOOT_ID_HEADER): routers release calls its predecessor held. */
   private readonly bootId = randomUUID();
 
   constructor(
@@ -37,7 +38,6 @@ export class HeartbeatService {
       max_sessions: Limits.EDGE_LIVE_SESSIONS_MAX,
       sent_at: Date.now(),
       interval_ms: this.config.heartbeatIntervalMs,
-      boot_id: this.bootId,
     };
   }
 
@@ -50,7 +50,9 @@ export class HeartbeatService {
     const subject = this.bus.subjects.edgeHeartbeatOf(this.config.edgeId);
     void traceBackground('edge.heartbeat', () => {
       const body = encodeJson(leaving ? { ...this.heartbeat(), leaving: true } : this.heartbeat());
-      return withSendSpan(subject, { bodySize: body.length }, (headers) => {
+      const boot = natsHeaders();
+      boot.set(EDGE_BOOT_ID_HEADER, this.bootId);
+      return withSendSpan(subject, { bodySize: body.length, headers: boot }, (headers) => {
         this.bus.nc.publish(subject, body, { headers });
       });
     }).catch((error: unknown) => {

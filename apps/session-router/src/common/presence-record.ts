@@ -14,7 +14,7 @@ export interface PresenceRecord {
   ttl_ms: number;
   /** The edge said it is shutting down: offline now, whatever the expiry. */
   leaving?: boolean;
-  /** The edge process's boot id (EdgeHeartbeat.boot_id); a new one means it restarted. */
+  /** The edge process's boot id (its heartbeats' EDGE_BOOT_ID_HEADER); a new one means it restarted. */
   boot_id?: string;
 }
 

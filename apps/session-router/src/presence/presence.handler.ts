@@ -1,6 +1,12 @@
 import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { heartbeatSchema, requestSchemas, type PresenceReply } from '#contracts';
+import {
+  bootIdOf,
+  EDGE_BOOT_ID_HEADER,
+  heartbeatSchema,
+  requestSchemas,
+  type PresenceReply,
+} from '#contracts';
 import { parsePayload, type NatsRequestContext, NatsBus } from '#messaging';
 import { PresenceService } from './presence.service.js';
 
@@ -26,7 +32,7 @@ export class PresenceHandler {
         this.log.warn(`Heartbeat on ${context.subject} refused: it names another edge.`);
         return;
       }
-      await this.service.heartbeat(heartbeat);
+      await this.service.heartbeat(heartbeat, bootIdOf(context.headers?.get(EDGE_BOOT_ID_HEADER)));
     } catch (error) {
       // An event has nobody to answer; a bad heartbeat is only worth a line.
       this.log.warn(`Heartbeat not recorded: ${(error as Error).message}`);

@@ -17,7 +17,8 @@ export class PresenceService {
     private readonly credentials: EdgeCredentials,
   ) {}
 
-  async heartbeat(heartbeat: EdgeHeartbeat): Promise<void> {
+  /** Records a heartbeat's presence; `bootId` is its process's boot id, when it sent one. */
+  async heartbeat(heartbeat: EdgeHeartbeat, bootId?: string): Promise<void> {
     if (!EDGE_ID_PATTERN.test(heartbeat.edge_id)) {
       this.log.warn('Heartbeat with an invalid edge id ignored.');
       return;
@@ -35,7 +36,7 @@ export class PresenceService {
       seen_at: Date.now(),
       ttl_ms: presenceTtlMs(heartbeat),
       ...(heartbeat.leaving ? { leaving: true } : {}),
-      ...(heartbeat.boot_id ? { boot_id: heartbeat.boot_id } : {}),
+      ...(bootId ? { boot_id: bootId } : {}),
     });
   }
 

@@ -73,12 +73,21 @@ export interface EdgeHeartbeat {
   interval_ms?: number;
   /** The edge is shutting down: count it offline now rather than when its heartbeats stop. */
   leaving?: boolean;
-  /**
-   * Random per edge process, the same in every heartbeat it sends: a new one means the edge was
-   * restarted, so whatever the old process was asked will never be answered. Absent from edges
-   * that predate it.
-   */
-  boot_id?: string;
+}
+
+/**
+ * The NATS header of every edge heartbeat that carries the edge process's boot id: random per
+ * process, so a new one means the edge restarted and whatever its old process was asked will
+ * never be answered. A header and not a field: routers of earlier releases decode heartbeats
+ * strictly and would refuse one with a field they do not know, while they ignore headers.
+ */
+export const EDGE_BOOT_ID_HEADER = 'Tether-Boot-Id';
+
+const BOOT_ID_PATTERN = /^[0-9a-f-]{8,64}$/;
+
+/** The boot id a heartbeat's header names, or undefined when it has none or not a valid one. */
+export function bootIdOf(header: string | undefined): string | undefined {
+  return header !== undefined && BOOT_ID_PATTERN.test(header) ? header : undefined;
 }
 
 export interface PresenceRequest {

@@ -61,10 +61,6 @@ export const heartbeatSchema: z.ZodType<EdgeHeartbeat> = z.strictObject({
     .max(EDGE_HEARTBEAT_INTERVAL_MAX_MS)
     .optional(),
   leaving: z.boolean().optional(),
-  boot_id: z
-    .string()
-    .regex(/^[0-9a-f-]{8,64}$/)
-    .optional(),
 });
 
 /** What every row on a journal subject names: its session, edge, owner, access, epoch, revision. */
