@@ -127,8 +127,9 @@ test('an edge restarted at once releases the watch its old process held, long be
     `restart: the held watch answered ${Math.round(watched.ms)} ms after the kill (${watched.snapshot?.status})`,
   );
   expect(watched.status).toBe(200);
-  // Without the restart mark it waits its full WATCH_WAIT_MS (15 s).
+  // Without the restart rules it waits its full WATCH_WAIT_MS (15 s): a new process that boots
+  // before the old presence runs out answers the liveness probe, so only its new boot id can
+  // release the watch. One that boots later is found offline first (no responder), also in time.
   expect(watched.ms).toBeLessThan(RESTART_BOUND_MS);
-  expect(e2e.stack.output()).toMatch(/Edge \d+ restarted; \d+ call\(s\) its old process held released/);
   await e2e.stack.edgeReady();
 });

@@ -10,7 +10,9 @@
 // means only its heartbeat was late, and it stays online. An edge restarted faster than its
 // presence runs out (a supervisor's quick restart) is online, but its old process took the calls
 // waiting here with it: a heartbeat with a new boot id marks the restart (presence.repository.ts),
-// and every call that began before the mark is released as if the edge had gone offline.
+// and every call that began before the mark is released as if the edge had gone offline; a boot
+// id other than the one this replica last read for the edge does the same when no mark was
+// written (the old presence ran out before the new process's first heartbeat).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BackgroundService } from '#telemetry';
 import type { RedisClient } from './redis-client.js';
@@ -45,6 +47,8 @@ interface Tracked {
   lastSeenAt: number;
   /** How long after `lastSeenAt` a missing presence means offline. */
   graceMs: number;
+  /** The boot id this replica last read in the edge's presence, and when it read it. */
+  boot?: { id: string; readAt: number };
 }
 
 @Injectable()
@@ -128,9 +132,13 @@ export class EdgeLiveness implements BackgroundService {
         Promise.all(ids.map((id) => this.redis.get(this.keys.restarted(id)))),
       ]);
       const now = Date.now();
-      ids.forEach((id, index) => this.releaseRestarted(id, Number(restarts[index] ?? Number.NaN)));
-      const judged = ids.map((id, index) => this.judge(id, parsePresence(values[index] ?? null), now));
-      await Promise.all(judged);
+      const records = values.map((value) => parsePresence(value ?? null));
+      ids.forEach((id, index) => {
+        const restartedAt = Number(restarts[index] ?? Number.NaN);
+        if (restartedAt > 0) this.releaseBefore(id, restartedAt - RESTART_MARGIN_MS);
+        this.noteBoot(id, records[index] ?? null, now);
+      });
+      await Promise.all(ids.map((id, index) => this.judge(id, records[index] ?? null, now)));
     } catch (error) {
       // Redis away: nobody can tell, so nobody is told offline; the RPC timeout still bounds calls.
       this.log.warn(`Edge liveness check skipped: ${(error as Error).message}`);
@@ -140,11 +148,27 @@ export class EdgeLiveness implements BackgroundService {
     }
   }
 
-  /** Releases the calls that began waiting before the edge's last restart (NaN: none known). */
-  private releaseRestarted(edgeId: string, restartedAt: number): void {
+  /**
+   * The restart this replica sees itself: a boot id other than the one it last read for the
+   * edge. It covers the restart whose old presence ran out before the new process's first
+   * heartbeat (no mark is written then, and the new process answers the probe). Calls that began
+   * before the last read of the old boot id were made to the old process; later ones may be the
+   * new process's, and are left to the other rules.
+   */
+  private noteBoot(edgeId: string, record: PresenceRecord | null, now: number): void {
     const entry = this.tracked.get(edgeId);
-    if (!entry || !(restartedAt > 0)) return;
-    const released = [...entry.callbacks].filter(([, since]) => since < restartedAt - RESTART_MARGIN_MS);
+    const id = record?.boot_id;
+    if (!entry || !id) return;
+    const previous = entry.boot;
+    entry.boot = { id, readAt: now };
+    if (previous && previous.id !== id) this.releaseBefore(edgeId, previous.readAt);
+  }
+
+  /** Releases the calls on the edge that began waiting before `cutoff`: its old process held them. */
+  private releaseBefore(edgeId: string, cutoff: number): void {
+    const entry = this.tracked.get(edgeId);
+    if (!entry) return;
+    const released = [...entry.callbacks].filter(([, since]) => since < cutoff);
     if (released.length === 0) return;
     for (const [callback] of released) entry.callbacks.delete(callback);
     if (entry.callbacks.size === 0) this.tracked.delete(edgeId);
